@@ -1,0 +1,171 @@
+//! Settings that shape ranking and dynamics. Defaults follow the seeds (B's recall weights
+//! and thresholds, A's strength model as the alternative). Reading `config.toml` and
+//! `ENGRAM_*` variables is the store's job; this is only the shape and its validation.
+
+use crate::dynamics::{ActrParams, DynamicsModel};
+use crate::scoring::{Fusion, Weights};
+use crate::InputError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Every setting, with defaults. Unknown keys in a file are ignored (and reported by `doctor`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// `actr` (B, default) or `strength` (A).
+    pub dynamics: DynamicsModel,
+    /// Final-score weight of relevance (B: 0.6).
+    pub w_relevance: f64,
+    /// Final-score weight of activation (B: 0.25).
+    pub w_activation: f64,
+    /// Final-score weight of importance (B: 0.15).
+    pub w_importance: f64,
+    /// Smallest spread used when min-max normalising relevances (B: 0.10).
+    pub relevance_norm_floor: f64,
+    /// How candidate sources fuse into one relevance: `max`, `weighted` or `rrf`.
+    pub fusion: Fusion,
+    /// Candidates taken from each source before ranking (B: 50).
+    pub candidate_k: usize,
+    /// RRF constant (B: 60).
+    pub rrf_k: f64,
+    /// Event weight of a recall hit (B: 0.3).
+    pub recall_hit_weight: f64,
+    /// Event weight of a reinforce at strength 1 (B: 1.0).
+    pub reinforce_weight: f64,
+    /// Reinforce strength is clamped to `[reinforce_strength_min, reinforce_strength_max]` (B: 0.1–3.0).
+    pub reinforce_strength_min: f64,
+    pub reinforce_strength_max: f64,
+    /// Co-recall link increment per reinforce together, and its cap (B: 0.1, 1.0).
+    pub colink_increment: f64,
+    pub colink_max: f64,
+    /// Fast recall deepens itself when its best raw score is below this (B: 0.35).
+    pub deep_score_threshold: f64,
+    /// Deep recall tries exhaustive when its best raw score is below this (B: 0.30).
+    pub exhaustive_score_threshold: f64,
+    /// Exhaustive recall drops hits whose relevance is below this.
+    pub exhaustive_min_relevance: f64,
+    /// Spreading activation: hops (B: 2) and decay per hop (B: 0.7).
+    pub max_hops: usize,
+    pub hop_decay: f64,
+    /// A correction's importance is at least this (B: 7 of 10).
+    pub correction_min_importance: f64,
+    /// Importance of a memory stored without one.
+    pub default_importance: f64,
+    /// ACT-R parameters.
+    pub actr: ActrParams,
+    /// B's `[room_paths]`: directory prefix → room.
+    pub room_paths: BTreeMap<String, String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let w = Weights::default();
+        Self {
+            dynamics: DynamicsModel::Actr,
+            w_relevance: w.relevance,
+            w_activation: w.activation,
+            w_importance: w.importance,
+            relevance_norm_floor: 0.10,
+            fusion: Fusion::Max,
+            candidate_k: 50,
+            rrf_k: 60.0,
+            recall_hit_weight: 0.3,
+            reinforce_weight: 1.0,
+            reinforce_strength_min: 0.1,
+            reinforce_strength_max: 3.0,
+            colink_increment: 0.1,
+            colink_max: 1.0,
+            deep_score_threshold: 0.35,
+            exhaustive_score_threshold: 0.30,
+            exhaustive_min_relevance: 0.05,
+            max_hops: 2,
+            hop_decay: 0.7,
+            correction_min_importance: 0.7,
+            default_importance: 0.5,
+            actr: ActrParams::default(),
+            room_paths: BTreeMap::new(),
+        }
+    }
+}
+
+impl Config {
+    pub fn weights(&self) -> Weights {
+        Weights { relevance: self.w_relevance, activation: self.w_activation, importance: self.w_importance }
+    }
+
+    /// Checks ranges, naming the setting at fault.
+    pub fn validate(&self) -> Result<(), InputError> {
+        let unit = [
+            ("w_relevance", self.w_relevance),
+            ("w_activation", self.w_activation),
+            ("w_importance", self.w_importance),
+            ("relevance_norm_floor", self.relevance_norm_floor),
+            ("deep_score_threshold", self.deep_score_threshold),
+            ("exhaustive_score_threshold", self.exhaustive_score_threshold),
+            ("exhaustive_min_relevance", self.exhaustive_min_relevance),
+            ("hop_decay", self.hop_decay),
+            ("correction_min_importance", self.correction_min_importance),
+            ("default_importance", self.default_importance),
+            ("colink_increment", self.colink_increment),
+            ("colink_max", self.colink_max),
+        ];
+        for (name, v) in unit {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(InputError::new(leak(name), format!("is {v}, it must be between 0 and 1")));
+            }
+        }
+        let positive = [
+            ("recall_hit_weight", self.recall_hit_weight),
+            ("reinforce_weight", self.reinforce_weight),
+            ("reinforce_strength_min", self.reinforce_strength_min),
+            ("reinforce_strength_max", self.reinforce_strength_max),
+            ("rrf_k", self.rrf_k),
+            ("actr.scale", self.actr.scale),
+            ("actr.min_elapsed_seconds", self.actr.min_elapsed_seconds),
+        ];
+        for (name, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(InputError::new(leak(name), format!("is {v}, it must be a positive number")));
+            }
+        }
+        if self.reinforce_strength_min > self.reinforce_strength_max {
+            return Err(InputError::new("reinforce_strength_min", "must not exceed reinforce_strength_max"));
+        }
+        if self.candidate_k == 0 || self.candidate_k > 10_000 {
+            return Err(InputError::new("candidate_k", format!("is {}, it must be 1–10000", self.candidate_k)));
+        }
+        if self.max_hops > 4 {
+            return Err(InputError::new("max_hops", format!("is {}, it must be 0–4", self.max_hops)));
+        }
+        for room in self.room_paths.values() {
+            crate::room::normalize_room(room)?;
+        }
+        Ok(())
+    }
+}
+
+/// Setting names are a closed set of literals; this keeps `InputError::field` a `&'static str`.
+fn leak(name: &'static str) -> &'static str {
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_follow_b() {
+        let c = Config::default();
+        c.validate().unwrap();
+        assert_eq!((c.w_relevance, c.w_activation, c.w_importance), (0.6, 0.25, 0.15));
+        assert_eq!(c.deep_score_threshold, 0.35);
+    }
+
+    #[test]
+    fn out_of_range_settings_are_named() {
+        let c = Config { w_relevance: 1.5, ..Config::default() };
+        assert_eq!(c.validate().unwrap_err().field, "w_relevance");
+        let c = Config { candidate_k: 0, ..Config::default() };
+        assert_eq!(c.validate().unwrap_err().field, "candidate_k");
+    }
+}

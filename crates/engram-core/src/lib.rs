@@ -1,0 +1,28 @@
+//! engram's pure domain.
+//!
+//! Everything here is deterministic and free of I/O: no files, no clock, no database,
+//! no environment. Times come in as Unix milliseconds from the caller. That keeps the
+//! formulas (activation, strength, scoring) testable against their calibration points
+//! and lets every surface (CLI, MCP, hooks) share them through the store crate.
+
+pub mod config;
+pub mod dynamics;
+pub mod error;
+pub mod importance;
+pub mod kind;
+pub mod limits;
+pub mod memory;
+pub mod room;
+pub mod scoring;
+pub mod text;
+
+pub use config::Config;
+pub use error::InputError;
+pub use kind::{DecayClass, EventKind, Kind, LinkKind, Tier};
+pub use memory::{Memory, MemoryId};
+
+/// Milliseconds since the Unix epoch, UTC. The only time type the core knows.
+pub type Millis = i64;
+
+/// One day in milliseconds.
+pub const DAY_MS: Millis = 86_400_000;

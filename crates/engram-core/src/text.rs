@@ -1,0 +1,257 @@
+//! Text handling for search: tokens, English stopwords, CJK runs, and FTS5 query strings
+//! that can never raise a syntax error.
+//!
+//! The store keeps two full-text indexes. The *word* index holds Latin-script words with
+//! stopwords removed and is stemmed by FTS5's Porter tokenizer; the *gram* index holds CJK
+//! runs under FTS5's trigram tokenizer. A query is split the same way: words go to the
+//! word index, CJK runs of three or more characters to the gram index, and shorter CJK runs
+//! (Japanese and Chinese words are often two characters) to a substring scan.
+
+/// Whether `c` belongs to a script written without spaces (Han, Kana, Hangul), which the
+/// word tokenizer cannot split.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // Hiragana, Katakana
+        | 0x31F0..=0x31FF    // Katakana phonetic extensions
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F    // half-width Katakana
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0x1100..=0x11FF    // Hangul Jamo
+        | 0x20000..=0x2FA1F  // CJK extensions B–F and supplements
+        | 0x3005 | 0x3006 | 0x30FC // 々 〆 ー
+    )
+}
+
+/// English words too common to tell memories apart. Written for engram: negations ("not",
+/// "no", "never") are kept, since they change what a memory says.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
+    "can", "could", "d", "did", "do", "does", "doing", "down", "during", "each", "else", "even",
+    "ever", "every", "few", "for", "from", "further", "get", "got", "had", "has", "have", "having",
+    "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into",
+    "is", "it", "its", "itself", "just", "let", "ll", "m", "me", "might", "more", "most", "must",
+    "my", "myself", "now", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours",
+    "ourselves", "out", "over", "own", "re", "s", "same", "shall", "she", "should", "so", "some",
+    "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there",
+    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "us",
+    "ve", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "whose", "why", "will", "with", "would", "yet", "you", "your", "yours", "yourself",
+    "yourselves",
+];
+
+/// Whether a lower-cased word is an English stopword.
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+/// A piece of text split the way the indexes see it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Terms {
+    /// Lower-cased words outside CJK runs, stopwords removed, in order, repeats kept.
+    pub words: Vec<String>,
+    /// Stopwords that were removed (used when a query has nothing else).
+    pub stopwords: Vec<String>,
+    /// Maximal runs of CJK characters, in order.
+    pub cjk_runs: Vec<String>,
+}
+
+/// Splits text into words (alphanumeric runs, lower-cased) and CJK runs.
+pub fn split(text: &str) -> Terms {
+    let mut out = Terms::default();
+    let mut word = String::new();
+    let mut run = String::new();
+    let flush_word = |w: &mut String, out: &mut Terms| {
+        if !w.is_empty() {
+            let lw = w.to_lowercase();
+            if is_stopword(&lw) {
+                out.stopwords.push(lw);
+            } else {
+                out.words.push(lw);
+            }
+            w.clear();
+        }
+    };
+    for c in text.chars() {
+        if is_cjk(c) {
+            flush_word(&mut word, &mut out);
+            run.push(c);
+        } else {
+            if !run.is_empty() {
+                out.cjk_runs.push(std::mem::take(&mut run));
+            }
+            if c.is_alphanumeric() {
+                word.push(c);
+            } else {
+                flush_word(&mut word, &mut out);
+            }
+        }
+    }
+    flush_word(&mut word, &mut out);
+    if !run.is_empty() {
+        out.cjk_runs.push(run);
+    }
+    out
+}
+
+/// The text the word index stores for a document: its words without stopwords.
+pub fn word_index_text(text: &str) -> String {
+    split(text).words.join(" ")
+}
+
+/// The text the gram index stores for a document: its CJK runs, or nothing.
+pub fn gram_index_text(text: &str) -> String {
+    split(text).cjk_runs.join(" ")
+}
+
+/// Quotes one term for FTS5: inside double quotes every character is literal text, so
+/// operators (`AND`, `NEAR`, `*`, `-`, parentheses) cannot be formed.
+pub fn fts_quote(term: &str) -> String {
+    format!("\"{}\"", term.replace('"', "\"\""))
+}
+
+/// What a query asks of each index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryPlan {
+    /// FTS5 MATCH expression for the word index (terms OR-ed), if any word survives.
+    pub word_match: Option<String>,
+    /// FTS5 MATCH expression for the gram index (trigrams OR-ed), if any CJK run has 3+ characters.
+    pub gram_match: Option<String>,
+    /// Strings to find by substring scan: CJK runs of 1–2 characters, or, when the query
+    /// has no word and no CJK run, its stopwords.
+    pub substrings: Vec<String>,
+}
+
+impl QueryPlan {
+    pub fn is_empty(&self) -> bool {
+        self.word_match.is_none() && self.gram_match.is_none() && self.substrings.is_empty()
+    }
+}
+
+/// Most distinct terms sent to one index; longer queries keep their first terms.
+/// Recall results say nothing is cut: this bounds work, the full query still ranks.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// Plans a user query. Any string is accepted; none can produce an FTS5 syntax error,
+/// because every term reaches FTS5 quoted.
+pub fn plan_query(query: &str) -> QueryPlan {
+    let terms = split(query);
+    let mut plan = QueryPlan::default();
+
+    let mut words: Vec<String> = Vec::new();
+    for w in terms.words {
+        if !words.contains(&w) && words.len() < MAX_QUERY_TERMS {
+            words.push(w);
+        }
+    }
+    if !words.is_empty() {
+        plan.word_match = Some(words.iter().map(|w| fts_quote(w)).collect::<Vec<_>>().join(" OR "));
+    }
+
+    let mut grams: Vec<String> = Vec::new();
+    for run in &terms.cjk_runs {
+        let chars: Vec<char> = run.chars().collect();
+        if chars.len() >= 3 {
+            for win in chars.windows(3) {
+                let g: String = win.iter().collect();
+                if !grams.contains(&g) && grams.len() < MAX_QUERY_TERMS {
+                    grams.push(g);
+                }
+            }
+        } else if !plan.substrings.contains(run) {
+            plan.substrings.push(run.clone());
+        }
+    }
+    if !grams.is_empty() {
+        plan.gram_match = Some(grams.iter().map(|g| fts_quote(g)).collect::<Vec<_>>().join(" OR "));
+    }
+
+    if plan.word_match.is_none() && plan.gram_match.is_none() && plan.substrings.is_empty() {
+        for s in terms.stopwords {
+            if !plan.substrings.contains(&s) && plan.substrings.len() < 8 {
+                plan.substrings.push(s);
+            }
+        }
+    }
+    plan
+}
+
+/// Escapes `%`, `_` and `\` for a SQL `LIKE … ESCAPE '\'` pattern.
+pub fn like_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Content normalised for exact-duplicate detection: whitespace collapsed, lower-cased.
+pub fn normalize_for_dedup(content: &str) -> String {
+    content.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopword_list_is_sorted_for_binary_search() {
+        let mut sorted = STOPWORDS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted, STOPWORDS);
+        assert!(is_stopword("the"));
+        assert!(!is_stopword("not"));
+        assert!(!is_stopword("database"));
+    }
+
+    #[test]
+    fn split_separates_words_stopwords_and_cjk() {
+        let t = split("The DB is PostgreSQL; 会議の議事録 at 3pm");
+        assert_eq!(t.words, vec!["db", "postgresql", "3pm"]);
+        assert_eq!(t.stopwords, vec!["the", "is", "at"]);
+        assert_eq!(t.cjk_runs, vec!["会議の議事録"]);
+        assert_eq!(word_index_text("The cat sat"), "cat sat");
+        assert_eq!(gram_index_text("hello 世界 and 数据库"), "世界 数据库");
+    }
+
+    #[test]
+    fn hostile_queries_are_quoted_terms() {
+        let p = plan_query(r#"foo" OR bar* NEAR(baz) -qux AND (x) 🚀"#);
+        let m = p.word_match.unwrap();
+        assert_eq!(m, r#""foo" OR "bar" OR "near" OR "baz" OR "qux" OR "x""#);
+        let p = plan_query("\"\"\"");
+        assert!(p.is_empty());
+        let p = plan_query("AND OR NOT");
+        // `and` and `or` are stopwords; `not` is kept and searched as a word, not an operator.
+        assert_eq!(p.word_match.unwrap(), r#""not""#);
+    }
+
+    #[test]
+    fn cjk_queries_use_trigrams_and_substrings() {
+        let p = plan_query("会議");
+        assert_eq!(p.substrings, vec!["会議"]);
+        assert!(p.gram_match.is_none());
+        let p = plan_query("議事録を");
+        assert_eq!(p.gram_match.unwrap(), r#""議事録" OR "事録を""#);
+        let p = plan_query("数据库 migration");
+        assert!(p.word_match.is_some() && p.gram_match.is_some());
+    }
+
+    #[test]
+    fn stopword_only_queries_fall_back_to_substrings() {
+        let p = plan_query("the");
+        assert_eq!(p.substrings, vec!["the"]);
+    }
+
+    #[test]
+    fn like_escaping_and_dedup_normalisation() {
+        assert_eq!(like_escape(r"50%_a\b"), r"50\%\_a\\b");
+        assert_eq!(normalize_for_dedup("  Hello\n  World "), "hello world");
+    }
+}
