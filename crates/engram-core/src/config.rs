@@ -20,8 +20,11 @@ pub struct Config {
     pub w_activation: f64,
     /// Final-score weight of importance (B: 0.15).
     pub w_importance: f64,
-    /// Smallest spread used when min-max normalising relevances (B: 0.10).
+    /// Relevances are divided by `max(best relevance, relevance_norm_floor)` for ranking (B's floor: 0.10).
     pub relevance_norm_floor: f64,
+    /// Lexical relevance is `1 − e^{bm25 / bm25_scale}`. B used 1, which saturates near 1 for
+    /// any match in a large store; 10 keeps BM25's ordering visible in the score.
+    pub bm25_scale: f64,
     /// How candidate sources fuse into one relevance: `max`, `weighted` or `rrf`.
     pub fusion: Fusion,
     /// Candidates taken from each source before ranking (B: 50).
@@ -66,6 +69,7 @@ impl Default for Config {
             w_activation: w.activation,
             w_importance: w.importance,
             relevance_norm_floor: 0.10,
+            bm25_scale: 10.0,
             fusion: Fusion::Max,
             candidate_k: 50,
             rrf_k: 60.0,
@@ -120,6 +124,7 @@ impl Config {
             ("reinforce_strength_min", self.reinforce_strength_min),
             ("reinforce_strength_max", self.reinforce_strength_max),
             ("rrf_k", self.rrf_k),
+            ("bm25_scale", self.bm25_scale),
             ("actr.scale", self.actr.scale),
             ("actr.min_elapsed_seconds", self.actr.min_elapsed_seconds),
         ];

@@ -15,6 +15,7 @@ pub mod memory;
 pub mod room;
 pub mod scoring;
 pub mod text;
+pub mod time;
 
 pub use config::Config;
 pub use error::InputError;

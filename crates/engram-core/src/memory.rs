@@ -22,10 +22,14 @@ pub struct Memory {
     pub topic_key: Option<String>,
     pub pinned: bool,
     pub tier: Tier,
+    #[serde(with = "crate::time::rfc3339")]
     pub created_at: Millis,
+    #[serde(with = "crate::time::rfc3339")]
     pub updated_at: Millis,
+    #[serde(with = "crate::time::rfc3339")]
     pub valid_from: Millis,
     /// Set when the memory was superseded or corrected: it stopped being true then.
+    #[serde(with = "crate::time::rfc3339_opt")]
     pub valid_to: Option<Millis>,
     /// Which client or hook wrote it (`cli`, `claude-code`, `auto-encode`, …).
     pub source: String,

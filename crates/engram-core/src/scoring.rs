@@ -23,16 +23,16 @@ pub fn final_score(w: &Weights, relevance: f64, activation: f64, importance: f64
     w.relevance * relevance + w.activation * activation + w.importance * importance
 }
 
-/// Min-max normalisation of relevances for ranking, with a floor on the spread (B: 0.10) so
-/// that near-equal candidates are not blown apart into 0 and 1.
+/// Scales relevances for ranking so the best candidate gets 1 and the rest keep their
+/// ratio to it: `r / max(best, floor)`. The floor (B: 0.10) stops a set of uniformly weak
+/// matches from being inflated to full relevance.
+///
+/// B normalises min-max instead, which gives the weakest candidate 0 even when it matches
+/// well, and a lone candidate 0 always; ratio scaling keeps "how much worse than the best".
 pub fn normalize_relevances(values: &[f64], floor: f64) -> Vec<f64> {
-    if values.is_empty() {
-        return Vec::new();
-    }
-    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let span = (max - min).max(floor.max(1e-9));
-    values.iter().map(|v| ((v - min) / span).clamp(0.0, 1.0)).collect()
+    let max = values.iter().copied().fold(0.0_f64, f64::max);
+    let denom = max.max(floor).max(1e-9);
+    values.iter().map(|v| (v / denom).clamp(0.0, 1.0)).collect()
 }
 
 /// Lexical relevance from an FTS5 bm25 score (negative; lower is better): `1 − e^{bm25}`.
@@ -179,12 +179,12 @@ mod tests {
     }
 
     #[test]
-    fn normalisation_floor_keeps_close_scores_close() {
-        let n = normalize_relevances(&[0.50, 0.52], 0.10);
-        assert!((n[0] - 0.0).abs() < 1e-12);
-        assert!((n[1] - 0.2).abs() < 1e-9);
-        let wide = normalize_relevances(&[0.1, 0.9], 0.10);
-        assert_eq!(wide, vec![0.0, 1.0]);
+    fn normalisation_keeps_ratios_and_floors_weak_sets() {
+        let n = normalize_relevances(&[0.25, 0.5], 0.10);
+        assert_eq!(n, vec![0.5, 1.0]);
+        assert_eq!(normalize_relevances(&[0.7], 0.10), vec![1.0], "a lone match is fully relevant");
+        let weak = normalize_relevances(&[0.02, 0.05], 0.10);
+        assert!((weak[1] - 0.5).abs() < 1e-12, "weak sets are not inflated past the floor");
         assert!(normalize_relevances(&[], 0.1).is_empty());
     }
 

@@ -20,7 +20,7 @@ pub fn is_cjk(c: char) -> bool {
         | 0xAC00..=0xD7AF    // Hangul syllables
         | 0x1100..=0x11FF    // Hangul Jamo
         | 0x20000..=0x2FA1F  // CJK extensions B–F and supplements
-        | 0x3005 | 0x3006 | 0x30FC // 々 〆 ー
+        | 0x3005 | 0x3006    // 々 〆
     )
 }
 

@@ -1,1 +1,28 @@
-pub fn x(){}
+//! engram's durable store and the engine every surface calls.
+//!
+//! [`Store`] owns one SQLite database (WAL, a busy timeout, versioned migrations) and
+//! carries out every operation: remember, recall, reinforce, correct, forget, restore,
+//! purge, link, pin, show, stats. The formulas come from `engram-core`; this crate adds
+//! the I/O around them: SQL, full-text search, the clock, configuration files and room
+//! detection from a caller-supplied directory. The CLI and (later) the MCP server are thin
+//! adapters over this API and hold no logic of their own.
+
+mod db;
+mod error;
+mod ops;
+mod recall;
+pub mod rooms;
+mod search;
+pub mod settings;
+mod store;
+
+pub use error::{Error, Result};
+pub use ops::{
+    CorrectOutcome, LinkOutcome, MemoryDetail, PurgeOutcome, ReinforceOutcome, RememberAction,
+    RememberOutcome, RememberRequest, Stats, TierChange,
+};
+pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
+pub use store::{Clock, Store, system_clock};
+
+/// Schema version this build writes and understands.
+pub const SCHEMA_VERSION: i64 = db::MIGRATIONS.len() as i64;

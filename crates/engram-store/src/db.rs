@@ -1,0 +1,147 @@
+//! Opening the database: pragmas, retries on a busy first open, and versioned migrations.
+//!
+//! Many processes (CLI calls, one MCP server per client) share one file. WAL lets readers
+//! and a writer run together; every write transaction starts `IMMEDIATE`, so a writer waits
+//! for the lock (up to the busy timeout) instead of failing on a read-to-write upgrade.
+
+use crate::{Error, Result};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How long a statement waits for another process's lock before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Each entry moves the schema up one version. Never edit a released entry; append.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: memories, events, links, meta, and the two full-text indexes.
+    r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE memories (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid          TEXT NOT NULL UNIQUE,
+    content      TEXT NOT NULL,
+    title        TEXT,
+    kind         TEXT NOT NULL,
+    importance   REAL NOT NULL CHECK (importance >= 0 AND importance <= 1),
+    tags         TEXT NOT NULL DEFAULT '[]',
+    room         TEXT NOT NULL DEFAULT 'common',
+    topic_key    TEXT,
+    pinned       INTEGER NOT NULL DEFAULT 0,
+    tier         TEXT NOT NULL DEFAULT 'active',
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL,
+    valid_from   INTEGER NOT NULL,
+    valid_to     INTEGER,
+    source       TEXT NOT NULL DEFAULT 'unknown',
+    session_id   TEXT,
+    metadata     TEXT NOT NULL DEFAULT '{}',
+    content_hash TEXT NOT NULL
+);
+CREATE INDEX memories_room_tier ON memories (room, tier);
+CREATE INDEX memories_hash ON memories (content_hash, room);
+CREATE INDEX memories_topic ON memories (topic_key, room) WHERE topic_key IS NOT NULL;
+CREATE TABLE events (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id  INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL,
+    weight     REAL NOT NULL,
+    at         INTEGER NOT NULL,
+    session_id TEXT,
+    detail     TEXT
+);
+CREATE INDEX events_memory ON events (memory_id, at);
+CREATE TABLE links (
+    src        INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    dst        INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL,
+    weight     REAL NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    note       TEXT,
+    PRIMARY KEY (src, dst, kind)
+) WITHOUT ROWID;
+CREATE INDEX links_dst ON links (dst);
+CREATE VIRTUAL TABLE fts_words USING fts5 (body, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE fts_grams USING fts5 (body, tokenize = 'trigram case_sensitive 0 remove_diacritics 1');
+"#,
+];
+
+/// Opens (creating if needed) the store at `path` and brings its schema up to date.
+pub fn open(path: &Path) -> Result<Connection> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        create_private_dir(dir)?;
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let mut conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Switching to WAL needs a brief exclusive lock; when several processes open a new store
+    // at once, one of them may see SQLITE_BUSY here despite the timeout, so retry.
+    retry_busy(|| conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map(|_| ()))?;
+    // FULL: a transaction that returned is on disk, even if the machine loses power.
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+    migrate(&mut conn, path)?;
+    Ok(conn)
+}
+
+fn retry_busy(mut f: impl FnMut() -> rusqlite::Result<()>) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        match f() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                    && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return Ok(other?),
+        }
+    }
+}
+
+fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+    let supported = MIGRATIONS.len() as i64;
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > supported {
+        return Err(Error::SchemaTooNew { path: path.to_path_buf(), found: current, supported });
+    }
+    if current == supported {
+        return Ok(());
+    }
+    // Another process may migrate at the same moment: take the write lock, then look again.
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current.max(0) as usize) {
+        tx.execute_batch(sql)?;
+        let version = i as i64 + 1;
+        tx.execute_batch(&format!("PRAGMA user_version = {version}"))?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [version.to_string()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Creates a directory readable by its owner only (on Unix); leaves an existing one alone.
+pub fn create_private_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })
+}

@@ -1,0 +1,48 @@
+//! The store's error type. Input and not-found errors are the caller's to fix and name the
+//! field at fault; the rest are the environment's (disk, database, configuration file).
+
+use engram_core::InputError;
+use std::path::PathBuf;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request was refused as given; nothing was written.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// An id that names no memory (or none in the allowed tiers).
+    #[error("invalid `{field}`: no memory {reference}")]
+    NotFound { field: &'static str, reference: String },
+    #[error("database error: {0}")]
+    Db(#[from] rusqlite::Error),
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: {message}", path.display())]
+    Config { path: PathBuf, message: String },
+    #[error(
+        "{} has schema version {found}, newer than this engram understands ({supported}); upgrade engram",
+        path.display()
+    )]
+    SchemaTooNew { path: PathBuf, found: i64, supported: i64 },
+}
+
+impl Error {
+    /// Whether the caller can fix this by changing the request (bad input, unknown id).
+    pub fn is_caller_error(&self) -> bool {
+        matches!(self, Error::Input(_) | Error::NotFound { .. })
+    }
+
+    /// The field at fault, for caller errors.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            Error::Input(e) => Some(e.field),
+            Error::NotFound { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn not_found(field: &'static str, reference: impl std::fmt::Display) -> Self {
+        Error::NotFound { field, reference: reference.to_string() }
+    }
+}

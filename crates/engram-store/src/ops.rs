@@ -1,0 +1,595 @@
+//! The operations that change or describe memories: remember, reinforce, correct, forget,
+//! restore, purge, link, pin, show, stats. Each runs in one `IMMEDIATE` transaction, checks
+//! its input before writing anything, and says what it did.
+
+use crate::store::{add_event, describe, index_text};
+use crate::{Error, Result, Store, rooms};
+use engram_core::dynamics::{self, Trace};
+use engram_core::limits;
+use engram_core::memory::IdRef;
+use engram_core::{EventKind, InputError, Kind, LinkKind, Memory, MemoryId, Millis, Tier};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// What to remember. Only `content` is required.
+#[derive(Debug, Clone, Default)]
+pub struct RememberRequest {
+    pub content: String,
+    pub title: Option<String>,
+    pub kind: Option<Kind>,
+    /// 0–1; the configured default when absent.
+    pub importance: Option<f64>,
+    pub tags: Vec<String>,
+    /// Explicit room; else resolved from `cwd`; else `common`.
+    pub room: Option<String>,
+    /// The caller's working directory, for room resolution.
+    pub cwd: Option<PathBuf>,
+    pub topic_key: Option<String>,
+    pub pinned: bool,
+    /// Which client or hook wrote it; `unknown` when absent.
+    pub source: Option<String>,
+    pub session_id: Option<String>,
+    /// A JSON object; `{}` when absent.
+    pub metadata: Option<serde_json::Value>,
+    /// Memories this one relates to: each gets an `explicit` link from the new memory.
+    pub related: Vec<IdRef>,
+}
+
+/// What `remember` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RememberAction {
+    /// A new memory was stored.
+    Created,
+    /// The same content already lived in the room; it was reinforced instead.
+    Reinforced,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RememberOutcome {
+    pub action: RememberAction,
+    /// The memory the content landed on.
+    pub id: MemoryId,
+    pub uid: String,
+    pub room: String,
+    /// Other memories the write touched (linked to, for now).
+    pub touched: Vec<MemoryId>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReinforceOutcome {
+    pub reinforced: Vec<MemoryId>,
+    /// The event weight each received.
+    pub weight: f64,
+    /// Co-recall links strengthened, as `[a, b]` pairs.
+    pub co_recall_links: Vec<[MemoryId; 2]>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CorrectOutcome {
+    pub new_id: MemoryId,
+    pub old_id: MemoryId,
+    pub status: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TierChange {
+    pub id: MemoryId,
+    pub from: Tier,
+    pub to: Tier,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PurgeOutcome {
+    pub id: MemoryId,
+    pub uid: String,
+    pub events_removed: usize,
+    pub links_removed: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkOutcome {
+    pub src: MemoryId,
+    pub dst: MemoryId,
+    pub kind: LinkKind,
+    pub weight: f64,
+}
+
+/// One link as `show` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkView {
+    pub src: MemoryId,
+    pub dst: MemoryId,
+    pub kind: LinkKind,
+    pub weight: f64,
+}
+
+/// One event as `show` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventView {
+    pub kind: String,
+    pub weight: f64,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub at: Millis,
+    pub session_id: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// Everything known about one memory.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryDetail {
+    pub memory: Memory,
+    /// Activation now, under the configured dynamics.
+    pub activation: f64,
+    pub event_counts: BTreeMap<String, u64>,
+    /// The newest events, newest first (at most 50).
+    pub recent_events: Vec<EventView>,
+    pub links: Vec<LinkView>,
+    /// The memory that replaced this one, if it was superseded or corrected.
+    pub superseded_by: Option<MemoryId>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    /// Memories in every tier (B's name).
+    pub total_memories: u64,
+    pub by_kind: BTreeMap<String, u64>,
+    pub by_tier: BTreeMap<String, u64>,
+    pub by_room: BTreeMap<String, u64>,
+    pub links_by_kind: BTreeMap<String, u64>,
+    pub event_count: u64,
+    pub events_by_kind: BTreeMap<String, u64>,
+    pub schema_version: i64,
+    /// `lexical` until an embedding model is configured.
+    pub search: &'static str,
+    pub dynamics: engram_core::dynamics::DynamicsModel,
+    pub db_path: String,
+    pub db_bytes: u64,
+}
+
+fn content_hash(content: &str) -> String {
+    let digest = Sha256::digest(engram_core::text::normalize_for_dedup(content).as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn check_optional_name(field: &'static str, v: &Option<String>) -> Result<(), InputError> {
+    match v {
+        Some(s) => limits::check_name(field, s),
+        None => Ok(()),
+    }
+}
+
+impl Store {
+    /// Stores a memory, or reinforces the existing one when the same content (whitespace and
+    /// case aside) is already active in the room.
+    pub fn remember(&mut self, req: RememberRequest) -> Result<RememberOutcome> {
+        limits::check_content("content", &req.content)?;
+        if let Some(t) = &req.title {
+            limits::check_len("title", t, limits::MAX_TITLE_BYTES)?;
+        }
+        let tags = limits::normalize_tags(&req.tags)?;
+        check_optional_name("topic_key", &req.topic_key)?;
+        check_optional_name("source", &req.source)?;
+        check_optional_name("session_id", &req.session_id)?;
+        let metadata = req.metadata.clone().unwrap_or_else(|| serde_json::json!({}));
+        limits::check_metadata(&metadata)?;
+        let mut importance = req.importance.unwrap_or(self.config.default_importance);
+        engram_core::importance::from_number(importance, false)?;
+        if tags.iter().any(|t| t.eq_ignore_ascii_case("correction")) {
+            importance = importance.max(self.config.correction_min_importance);
+        }
+        if req.room.as_deref().map(str::trim) == Some(engram_core::room::ALL) {
+            return Err(InputError::new("room", "`*` searches every room but cannot hold a memory; name one room").into());
+        }
+        let (room, _) = rooms::resolve(&self.config, req.room.as_deref(), req.cwd.as_deref())?;
+        let kind = req.kind.unwrap_or(Kind::Fact);
+        let hash = content_hash(&req.content);
+        let now = self.now();
+
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut related = Vec::with_capacity(req.related.len());
+        for r in &req.related {
+            let id = resolve_in(&tx, r)?;
+            if !related.contains(&id) {
+                related.push(id);
+            }
+        }
+        let normalized = engram_core::text::normalize_for_dedup(&req.content);
+        let dup: Option<(i64, String)> = {
+            let mut stmt = tx.prepare_cached(
+                "SELECT id, content FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active' ORDER BY id",
+            )?;
+            let rows = stmt.query_map(params![hash, room], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let mut found = None;
+            for row in rows {
+                let (id, content): (i64, String) = row?;
+                if engram_core::text::normalize_for_dedup(&content) == normalized {
+                    found = Some((id, content));
+                    break;
+                }
+            }
+            found
+        };
+        if let Some((id, _)) = dup {
+            let uid: String = tx.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |r| r.get(0))?;
+            add_event(&tx, id, EventKind::Reinforce, self.config.reinforce_weight, now, req.session_id.as_deref(), Some("duplicate remember"))?;
+            tx.execute("UPDATE memories SET updated_at = ?2 WHERE id = ?1", params![id, now])?;
+            tx.commit()?;
+            return Ok(RememberOutcome { action: RememberAction::Reinforced, id, uid, room, touched: vec![] });
+        }
+
+        let uid = ulid::Ulid::from_parts(now.max(0) as u64, rand_bits()).to_string();
+        tx.execute(
+            "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
+                                   created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'active', ?10, ?10, ?10, NULL, ?11, ?12, ?13, ?14)",
+            params![
+                uid,
+                req.content,
+                req.title,
+                kind.as_str(),
+                importance,
+                serde_json::to_string(&tags).expect("tags serialise"),
+                room,
+                req.topic_key,
+                req.pinned as i64,
+                now,
+                req.source.as_deref().unwrap_or("unknown"),
+                req.session_id,
+                metadata.to_string(),
+                hash,
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        index_text(&tx, id, req.title.as_deref(), &req.content, &tags)?;
+        let w = dynamics::create_weight(importance, &self.config.actr);
+        add_event(&tx, id, EventKind::Create, w, now, req.session_id.as_deref(), None)?;
+        for &dst in &related {
+            upsert_link(&tx, id, dst, LinkKind::Explicit, 1.0, SetOrAdd::Set, 1.0, now)?;
+        }
+        tx.commit()?;
+        Ok(RememberOutcome { action: RememberAction::Created, id, uid, room, touched: related })
+    }
+
+    /// Marks memories as having helped: each gets a `reinforce` event of weight
+    /// `reinforce_weight × clamp(strength)`, and every pair reinforced together gets its
+    /// `co_recall` link strengthened (Hebbian), both directions. Unknown ids refuse the call.
+    pub fn reinforce(&mut self, ids: &[IdRef], strength: f64, session_id: Option<&str>) -> Result<ReinforceOutcome> {
+        if ids.is_empty() {
+            return Err(InputError::new("ids", "give at least one memory id").into());
+        }
+        if ids.len() > limits::MAX_IDS_PER_CALL {
+            return Err(InputError::new("ids", format!("has {} ids, the limit is {}", ids.len(), limits::MAX_IDS_PER_CALL)).into());
+        }
+        if !strength.is_finite() {
+            return Err(InputError::new("strength", "must be a finite number").into());
+        }
+        let c = &self.config;
+        let weight = c.reinforce_weight * strength.clamp(c.reinforce_strength_min, c.reinforce_strength_max);
+        let (inc, cap) = (c.colink_increment, c.colink_max);
+        let now = self.now();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut resolved: Vec<MemoryId> = Vec::new();
+        for r in ids {
+            let id = resolve_in(&tx, r)?;
+            if !resolved.contains(&id) {
+                resolved.push(id);
+            }
+        }
+        for &id in &resolved {
+            add_event(&tx, id, EventKind::Reinforce, weight, now, session_id, None)?;
+        }
+        let mut pairs = Vec::new();
+        for (i, &a) in resolved.iter().enumerate() {
+            for &b in &resolved[i + 1..] {
+                upsert_link(&tx, a, b, LinkKind::CoRecall, inc, SetOrAdd::Add, cap, now)?;
+                upsert_link(&tx, b, a, LinkKind::CoRecall, inc, SetOrAdd::Add, cap, now)?;
+                pairs.push([a, b]);
+            }
+        }
+        tx.commit()?;
+        Ok(ReinforceOutcome { reinforced: resolved, weight, co_recall_links: pairs })
+    }
+
+    /// B's correction flow: a new memory holds the corrected content and a correction record,
+    /// with the old memory's kind, room and tags (plus `correction`) and importance at least
+    /// `correction_min_importance`; the old memory is superseded (`valid_to` = now) and linked.
+    pub fn correct(&mut self, id: &IdRef, corrected: &str, reason: &str, source: Option<&str>) -> Result<CorrectOutcome> {
+        limits::check_content("content", corrected)?;
+        limits::check_len("reason", reason, limits::MAX_TITLE_BYTES)?;
+        if let Some(s) = source {
+            limits::check_name("source", s)?;
+        }
+        let old = self.get(id)?;
+        if old.tier == Tier::Trash {
+            return Err(InputError::new("id", format!("#{} is in the trash; restore it before correcting it", old.id)).into());
+        }
+        let excerpt: String = old.content.chars().take(200).collect();
+        let content = format!(
+            "{corrected}\n\n> [!note] Correction record\n> Previously misremembered as: \"{}\"\n> Reason for correction: {}\n> Old memory: [[{}]]",
+            excerpt.replace('\n', " "),
+            reason.replace('\n', " "),
+            old.uid
+        );
+        // The record makes the stored text longer than what the caller sent; refuse rather than cut.
+        limits::check_content("content", &content)?;
+        let mut tags = old.tags.clone();
+        if !tags.iter().any(|t| t == "correction") {
+            tags.push("correction".into());
+        }
+        let now = self.now();
+        let importance = old.importance.max(self.config.correction_min_importance);
+        let hash = content_hash(&content);
+        let uid = ulid::Ulid::from_parts(now.max(0) as u64, rand_bits()).to_string();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
+                                   created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'active', ?10, ?10, ?10, NULL, ?11, NULL, ?12, ?13)",
+            params![
+                uid,
+                content,
+                old.title,
+                old.kind.as_str(),
+                importance,
+                serde_json::to_string(&tags).expect("tags serialise"),
+                old.room,
+                old.topic_key,
+                old.pinned as i64,
+                now,
+                source.unwrap_or("unknown"),
+                serde_json::json!({ "corrects": old.uid, "reason": reason }).to_string(),
+                hash,
+            ],
+        )?;
+        let new_id = tx.last_insert_rowid();
+        index_text(&tx, new_id, old.title.as_deref(), &content, &tags)?;
+        add_event(&tx, new_id, EventKind::Create, dynamics::create_weight(importance, &self.config.actr), now, None, None)?;
+        add_event(&tx, old.id, EventKind::Correction, 0.0, now, None, Some(&format!("corrected by #{new_id}: {reason}")))?;
+        tx.execute(
+            "UPDATE memories SET tier = 'superseded', valid_to = ?2, updated_at = ?2 WHERE id = ?1",
+            params![old.id, now],
+        )?;
+        upsert_link(&tx, new_id, old.id, LinkKind::Supersedes, 1.0, SetOrAdd::Set, 1.0, now)?;
+        tx.commit()?;
+        Ok(CorrectOutcome { new_id, old_id: old.id, status: "corrected" })
+    }
+
+    /// Moves a memory to the trash. It stays in the store (and out of every recall) until
+    /// restored or purged.
+    pub fn forget(&mut self, id: &IdRef) -> Result<TierChange> {
+        let m = self.get(id)?;
+        if m.tier == Tier::Trash {
+            return Err(InputError::new("id", format!("#{} is already in the trash", m.id)).into());
+        }
+        self.set_tier(&m, Tier::Trash, "forget")
+    }
+
+    /// Brings a memory back from the trash (or the archive): to `superseded` if something
+    /// replaced it, else to `active`.
+    pub fn restore(&mut self, id: &IdRef) -> Result<TierChange> {
+        let m = self.get(id)?;
+        let to = if m.valid_to.is_some() { Tier::Superseded } else { Tier::Active };
+        if m.tier == Tier::Active || m.tier == to {
+            return Err(InputError::new("id", format!("#{} is {}; there is nothing to restore", m.id, m.tier)).into());
+        }
+        self.set_tier(&m, to, "restore")
+    }
+
+    fn set_tier(&mut self, m: &Memory, to: Tier, why: &str) -> Result<TierChange> {
+        let now = self.now();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute("UPDATE memories SET tier = ?2, updated_at = ?3 WHERE id = ?1", params![m.id, to.as_str(), now])?;
+        add_event(&tx, m.id, EventKind::Update, 0.0, now, None, Some(&format!("{why}: {} -> {}", m.tier, to)))?;
+        tx.commit()?;
+        Ok(TierChange { id: m.id, from: m.tier, to })
+    }
+
+    /// Deletes a memory for good, with its events, links and index rows: the only hard delete.
+    /// Refused unless the memory is in the trash or `force` is set.
+    pub fn purge(&mut self, id: &IdRef, force: bool) -> Result<PurgeOutcome> {
+        let m = self.get(id)?;
+        if m.tier != Tier::Trash && !force {
+            return Err(InputError::new(
+                "id",
+                format!("#{} is {}, not in the trash; forget it first, or purge with force", m.id, m.tier),
+            )
+            .into());
+        }
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let events: i64 = tx.query_row("SELECT count(*) FROM events WHERE memory_id = ?1", [m.id], |r| r.get(0))?;
+        let links: i64 =
+            tx.query_row("SELECT count(*) FROM links WHERE src = ?1 OR dst = ?1", [m.id], |r| r.get(0))?;
+        tx.execute("DELETE FROM events WHERE memory_id = ?1", [m.id])?;
+        tx.execute("DELETE FROM links WHERE src = ?1 OR dst = ?1", [m.id])?;
+        tx.execute("DELETE FROM fts_words WHERE rowid = ?1", [m.id])?;
+        tx.execute("DELETE FROM fts_grams WHERE rowid = ?1", [m.id])?;
+        tx.execute("DELETE FROM memories WHERE id = ?1", [m.id])?;
+        tx.commit()?;
+        Ok(PurgeOutcome { id: m.id, uid: m.uid, events_removed: events as usize, links_removed: links as usize })
+    }
+
+    /// Adds or updates a typed link `src → dst` (weight 0–1, default 1).
+    pub fn link(&mut self, src: &IdRef, dst: &IdRef, kind: LinkKind, weight: Option<f64>) -> Result<LinkOutcome> {
+        let weight = weight.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(InputError::new("weight", format!("is {weight}, it must be between 0 and 1")).into());
+        }
+        let s = self.resolve_id(src)?;
+        let d = self.resolve_id(dst).map_err(|e| match e {
+            Error::NotFound { reference, .. } => Error::NotFound { field: "dst", reference },
+            other => other,
+        })?;
+        if s == d {
+            return Err(InputError::new("dst", "a memory cannot link to itself").into());
+        }
+        let now = self.now();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        upsert_link(&tx, s, d, kind, weight, SetOrAdd::Set, 1.0, now)?;
+        tx.commit()?;
+        Ok(LinkOutcome { src: s, dst: d, kind, weight })
+    }
+
+    /// Pins or unpins a memory. Pinned memories lead every briefing.
+    pub fn set_pinned(&mut self, id: &IdRef, pinned: bool) -> Result<Memory> {
+        let m = self.get(id)?;
+        let now = self.now();
+        self.conn.execute("UPDATE memories SET pinned = ?2, updated_at = ?3 WHERE id = ?1", params![m.id, pinned as i64, now])?;
+        self.get(&IdRef::Id(m.id))
+    }
+
+    /// A memory with its activation, event history, links and successor.
+    pub fn show(&self, id: &IdRef) -> Result<MemoryDetail> {
+        let memory = self.get(id)?;
+        let traces = self.traces_of(&[memory.id])?.remove(&memory.id).unwrap_or_default();
+        let activation = dynamics::activation(
+            self.config.dynamics,
+            &traces,
+            self.now(),
+            memory.importance,
+            memory.kind.decay_class(),
+            &self.config.actr,
+        );
+        let mut event_counts = BTreeMap::new();
+        let mut stmt = self.conn.prepare_cached("SELECT kind, count(*) FROM events WHERE memory_id = ?1 GROUP BY kind")?;
+        for row in stmt.query_map([memory.id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+            let (k, n) = row?;
+            event_counts.insert(k, n as u64);
+        }
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT kind, weight, at, session_id, detail FROM events WHERE memory_id = ?1 ORDER BY at DESC, id DESC LIMIT 50",
+        )?;
+        let recent_events = stmt
+            .query_map([memory.id], |r| {
+                Ok(EventView { kind: r.get(0)?, weight: r.get(1)?, at: r.get(2)?, session_id: r.get(3)?, detail: r.get(4)? })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT src, dst, kind, weight FROM links WHERE src = ?1 OR dst = ?1 ORDER BY kind, src, dst",
+        )?;
+        let mut links = Vec::new();
+        for row in stmt.query_map([memory.id], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get(3)?)))? {
+            let (src, dst, kind, weight) = row?;
+            if let Ok(kind) = LinkKind::parse(&kind) {
+                links.push(LinkView { src, dst, kind, weight });
+            }
+        }
+        let superseded_by = self.successor_of(memory.id)?;
+        Ok(MemoryDetail { memory, activation, event_counts, recent_events, links, superseded_by })
+    }
+
+    /// Counts by kind, tier and room; links by kind; events.
+    pub fn stats(&self) -> Result<Stats> {
+        let group = |sql: &str| -> Result<BTreeMap<String, u64>> {
+            let mut stmt = self.conn.prepare(sql)?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        let by_tier = group("SELECT tier, count(*) FROM memories GROUP BY tier")?;
+        let events_by_kind = group("SELECT kind, count(*) FROM events GROUP BY kind")?;
+        let db_bytes = ["", "-wal"]
+            .iter()
+            .filter_map(|s| std::fs::metadata(format!("{}{s}", self.path().display())).ok())
+            .map(|m| m.len())
+            .sum();
+        Ok(Stats {
+            total_memories: by_tier.values().sum(),
+            by_kind: group("SELECT kind, count(*) FROM memories GROUP BY kind")?,
+            by_room: group("SELECT room, count(*) FROM memories GROUP BY room")?,
+            by_tier,
+            links_by_kind: group("SELECT kind, count(*) FROM links GROUP BY kind")?,
+            event_count: events_by_kind.values().sum(),
+            events_by_kind,
+            schema_version: self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+            search: "lexical",
+            dynamics: self.config.dynamics,
+            db_path: self.path().display().to_string(),
+            db_bytes,
+        })
+    }
+
+    /// Event traces per memory, for the dynamics.
+    pub(crate) fn traces_of(&self, ids: &[MemoryId]) -> Result<std::collections::HashMap<MemoryId, Vec<Trace>>> {
+        let mut out: std::collections::HashMap<MemoryId, Vec<Trace>> = std::collections::HashMap::new();
+        for chunk in ids.chunks(500) {
+            let sql = format!(
+                "SELECT memory_id, at, weight FROM events WHERE memory_id IN ({}) AND weight > 0",
+                crate::store::placeholders(chunk.len())
+            );
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(chunk), |r| {
+                Ok((r.get::<_, i64>(0)?, Trace { at: r.get(1)?, weight: r.get(2)? }))
+            })?;
+            for row in rows {
+                let (id, t) = row?;
+                out.entry(id).or_default().push(t);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The memory that supersedes `id`, if any (newest first).
+    pub(crate) fn successor_of(&self, id: MemoryId) -> Result<Option<MemoryId>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT src FROM links WHERE dst = ?1 AND kind = 'supersedes' ORDER BY created_at DESC, src DESC LIMIT 1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?)
+    }
+}
+
+fn resolve_in(conn: &rusqlite::Connection, r: &IdRef) -> Result<MemoryId> {
+    let found: Option<i64> = match r {
+        IdRef::Id(id) => conn.query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| row.get(0)).optional()?,
+        IdRef::Uid(uid) => conn.query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| row.get(0)).optional()?,
+    };
+    found.ok_or_else(|| Error::not_found("ids", describe(r)))
+}
+
+#[derive(Clone, Copy)]
+enum SetOrAdd {
+    Set,
+    Add,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn upsert_link(
+    conn: &rusqlite::Connection,
+    src: MemoryId,
+    dst: MemoryId,
+    kind: LinkKind,
+    weight: f64,
+    mode: SetOrAdd,
+    cap: f64,
+    now: Millis,
+) -> Result<()> {
+    let sql = match mode {
+        SetOrAdd::Set => {
+            "INSERT INTO links (src, dst, kind, weight, created_at, updated_at) VALUES (?1, ?2, ?3, min(?4, ?5), ?6, ?6)
+             ON CONFLICT (src, dst, kind) DO UPDATE SET weight = min(excluded.weight, ?5), updated_at = ?6"
+        }
+        SetOrAdd::Add => {
+            "INSERT INTO links (src, dst, kind, weight, created_at, updated_at) VALUES (?1, ?2, ?3, min(?4, ?5), ?6, ?6)
+             ON CONFLICT (src, dst, kind) DO UPDATE SET weight = min(links.weight + ?4, ?5), updated_at = ?6"
+        }
+    };
+    conn.prepare_cached(sql)?.execute(params![src, dst, kind.as_str(), weight, cap, now])?;
+    Ok(())
+}
+
+/// 80 random bits for a ULID, from the standard library's per-process random hasher keys
+/// mixed with a counter: unique enough without another dependency.
+fn rand_bits() -> u128 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut a = std::collections::hash_map::RandomState::new().build_hasher();
+    a.write_u64(n);
+    let mut b = std::collections::hash_map::RandomState::new().build_hasher();
+    b.write_u64(n ^ 0x9e37_79b9_7f4a_7c15);
+    ((u128::from(a.finish()) << 64) | u128::from(b.finish())) & ((1u128 << 80) - 1)
+}

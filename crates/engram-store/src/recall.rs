@@ -1,0 +1,395 @@
+//! Recall: candidates, ranking, modes, and the recall-hit log.
+//!
+//! * `fast`: active memories (episodes only when asked for by kind), lexical candidates,
+//!   ranked by `w_rel·relevance + w_act·activation + w_imp·importance` with relevance
+//!   min-max normalised over the candidates. When the best *raw* score (unnormalised
+//!   relevance) is below `deep_score_threshold`, fast deepens by itself.
+//! * `deep`: also archived and superseded memories and every kind; the direct hits seed
+//!   spreading activation over links (depth `max_hops`, decay `hop_decay`), which adds
+//!   associated memories that share no word with the query. A superseded hit names its
+//!   successor. When even deep is weak, exhaustive is tried and kept if it finds better.
+//! * `exhaustive`: every memory outside the trash, by relevance alone, with a substring
+//!   scan for partial words; no candidate cap.
+
+use crate::search::Filter;
+use crate::store::add_event;
+use crate::{Result, Store};
+use engram_core::dynamics;
+use engram_core::limits;
+use engram_core::room::RoomScope;
+use engram_core::scoring::{self, Edge};
+use engram_core::{EventKind, InputError, Kind, Memory, MemoryId, Tier};
+use rusqlite::TransactionBehavior;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+/// How hard recall looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    #[default]
+    Fast,
+    Deep,
+    Exhaustive,
+}
+
+impl Mode {
+    pub fn parse(raw: &str) -> Result<Mode, InputError> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "fast" => Ok(Mode::Fast),
+            "deep" => Ok(Mode::Deep),
+            "exhaustive" => Ok(Mode::Exhaustive),
+            _ => Err(InputError::new("mode", format!("{raw:?} is not a recall mode; use fast, deep or exhaustive"))),
+        }
+    }
+}
+
+/// How a hit was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// It matched the query.
+    Direct,
+    /// It was reached over links from a memory that matched.
+    Associative,
+    /// An exhaustive scan found it.
+    Exhaustive,
+}
+
+#[derive(Debug, Clone)]
+pub struct RecallRequest {
+    pub query: String,
+    pub mode: Mode,
+    pub limit: usize,
+    /// Only these kinds (any kind in deep and exhaustive, all but episodes in fast, when empty).
+    pub kinds: Vec<Kind>,
+    /// Explicit room, or `*` for all rooms; else resolved from `cwd`.
+    pub room: Option<String>,
+    pub cwd: Option<PathBuf>,
+    /// Log a recall-hit event for every returned hit (default true).
+    pub record_hits: bool,
+    pub session_id: Option<String>,
+}
+
+impl RecallRequest {
+    pub fn new(query: impl Into<String>) -> Self {
+        Self {
+            query: query.into(),
+            mode: Mode::Fast,
+            limit: 5,
+            kinds: Vec::new(),
+            room: None,
+            cwd: None,
+            record_hits: true,
+            session_id: None,
+        }
+    }
+}
+
+/// One recalled memory and why it ranked where it did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    #[serde(flatten)]
+    pub memory: Memory,
+    /// The final score hits are ordered by.
+    pub score: f64,
+    /// Relevance to the query as it entered the score (normalised over the candidates).
+    pub relevance: f64,
+    /// Activation now, under the configured dynamics.
+    pub activation: f64,
+    pub via: Via,
+    /// For associative hits: the ids from the matching memory to this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<MemoryId>>,
+    /// For superseded hits: the memory that replaced this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<MemoryId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallResult {
+    pub hits: Vec<Hit>,
+    /// The mode that produced the hits.
+    pub mode: Mode,
+    pub requested_mode: Mode,
+    /// Whether a weak result made recall look harder than asked.
+    pub auto_deepened: bool,
+    /// The rooms searched (`None`: all).
+    pub rooms: Option<Vec<String>>,
+    /// Candidates considered before the limit.
+    pub candidates: usize,
+}
+
+/// Hits ranked, plus the best raw score (for the auto-deepen decision) and best relevance.
+struct Ranked {
+    hits: Vec<Hit>,
+    best_raw: f64,
+    best_relevance: f64,
+    candidates: usize,
+}
+
+impl Store {
+    /// Recalls memories for a query. Returned hits are logged as recall hits unless
+    /// `record_hits` is false.
+    pub fn recall(&mut self, req: &RecallRequest) -> Result<RecallResult> {
+        if req.query.trim().is_empty() {
+            return Err(InputError::new("query", "must not be empty").into());
+        }
+        limits::check_len("query", &req.query, limits::MAX_QUERY_BYTES)?;
+        limits::check_limit(req.limit)?;
+        if let Some(s) = &req.session_id {
+            limits::check_name("session_id", s)?;
+        }
+        let scope = match req.room.as_deref().map(str::trim) {
+            Some(engram_core::room::ALL) => RoomScope::All,
+            explicit => RoomScope::Room(crate::rooms::resolve(&self.config, explicit, req.cwd.as_deref())?.0),
+        };
+        let rooms = scope.rooms();
+        let kinds = (!req.kinds.is_empty()).then(|| req.kinds.clone());
+
+        let ranked_fast;
+        let (mut ranked, mode, auto) = match req.mode {
+            Mode::Fast => {
+                ranked_fast = self.fast(req, &kinds, &rooms)?;
+                if ranked_fast.best_raw < self.config.deep_score_threshold {
+                    let (r, m) = self.deep_then_maybe_exhaustive(req, &kinds, &rooms)?;
+                    (r, m, true)
+                } else {
+                    (ranked_fast, Mode::Fast, false)
+                }
+            }
+            Mode::Deep => {
+                let (r, m) = self.deep_then_maybe_exhaustive(req, &kinds, &rooms)?;
+                let auto = m != Mode::Deep;
+                (r, m, auto)
+            }
+            Mode::Exhaustive => (self.exhaustive(req, &kinds, &rooms)?, Mode::Exhaustive, false),
+        };
+        ranked.hits.truncate(req.limit);
+        for hit in &mut ranked.hits {
+            if hit.memory.tier == Tier::Superseded {
+                hit.superseded_by = self.successor_of(hit.memory.id)?;
+                hit.note = Some(match hit.superseded_by {
+                    Some(s) => format!("superseded: replaced by #{s}"),
+                    None => "superseded".to_string(),
+                });
+            } else if hit.memory.tier == Tier::Archived {
+                hit.note = Some("archived".to_string());
+            }
+        }
+        if req.record_hits && !ranked.hits.is_empty() {
+            let now = self.now();
+            let w = self.config.recall_hit_weight;
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for hit in &ranked.hits {
+                add_event(&tx, hit.memory.id, EventKind::RecallHit, w, now, req.session_id.as_deref(), None)?;
+            }
+            tx.commit()?;
+        }
+        Ok(RecallResult {
+            hits: ranked.hits,
+            mode,
+            requested_mode: req.mode,
+            auto_deepened: auto,
+            rooms,
+            candidates: ranked.candidates,
+        })
+    }
+
+    fn deep_then_maybe_exhaustive(
+        &self,
+        req: &RecallRequest,
+        kinds: &Option<Vec<Kind>>,
+        rooms: &Option<Vec<String>>,
+    ) -> Result<(Ranked, Mode)> {
+        let deep = self.deep(req, kinds, rooms)?;
+        if deep.best_raw < self.config.exhaustive_score_threshold {
+            let ex = self.exhaustive(req, kinds, rooms)?;
+            if ex.best_relevance > deep.best_relevance {
+                return Ok((ex, Mode::Exhaustive));
+            }
+        }
+        Ok((deep, Mode::Deep))
+    }
+
+    fn fast(&self, req: &RecallRequest, kinds: &Option<Vec<Kind>>, rooms: &Option<Vec<String>>) -> Result<Ranked> {
+        let filter = Filter {
+            tiers: vec![Tier::Active],
+            kinds: kinds.clone(),
+            exclude_kinds: if kinds.is_none() { vec![Kind::Episode] } else { vec![] },
+            rooms: rooms.clone(),
+        };
+        let plan = engram_core::text::plan_query(&req.query);
+        let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
+        self.rank(&cands, Via::Direct)
+    }
+
+    fn deep(&self, req: &RecallRequest, kinds: &Option<Vec<Kind>>, rooms: &Option<Vec<String>>) -> Result<Ranked> {
+        let filter = Filter {
+            tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
+            kinds: kinds.clone(),
+            exclude_kinds: vec![],
+            rooms: rooms.clone(),
+        };
+        let plan = engram_core::text::plan_query(&req.query);
+        let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
+        let mut direct = self.rank(&cands, Via::Direct)?;
+        if self.config.max_hops == 0 || direct.hits.is_empty() {
+            return Ok(direct);
+        }
+        // Seeds: the best direct hits, carrying their raw relevance into the graph.
+        let seeds: Vec<(MemoryId, f64)> =
+            direct.hits.iter().take(req.limit.max(5)).map(|h| (h.memory.id, h.relevance)).collect();
+        let edges = self.edges_around(&seeds.iter().map(|s| s.0).collect::<Vec<_>>(), self.config.max_hops)?;
+        let reached = scoring::spread(&seeds, &edges, self.config.max_hops, self.config.hop_decay);
+        let known: HashSet<MemoryId> = direct.hits.iter().map(|h| h.memory.id).collect();
+        let new_ids: Vec<MemoryId> = reached.keys().copied().filter(|id| !known.contains(id)).collect();
+        if new_ids.is_empty() {
+            return Ok(direct);
+        }
+        let memories: Vec<Memory> = self.load_many(&new_ids)?.into_iter().filter(|m| filter.allows(m)).collect();
+        let traces = self.traces_of(&memories.iter().map(|m| m.id).collect::<Vec<_>>())?;
+        let now = self.now();
+        let w = self.config.weights();
+        for m in memories {
+            let r = &reached[&m.id];
+            let act = self.activation_of(&m, traces.get(&m.id).map(Vec::as_slice).unwrap_or(&[]), now);
+            let score = scoring::final_score(&w, r.score, act, m.importance);
+            direct.hits.push(Hit {
+                score,
+                relevance: r.score,
+                activation: act,
+                via: Via::Associative,
+                path: Some(r.path.clone()),
+                superseded_by: None,
+                note: None,
+                memory: m,
+            });
+        }
+        direct.hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id)));
+        Ok(direct)
+    }
+
+    fn exhaustive(&self, req: &RecallRequest, kinds: &Option<Vec<Kind>>, rooms: &Option<Vec<String>>) -> Result<Ranked> {
+        let filter = Filter {
+            tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
+            kinds: kinds.clone(),
+            exclude_kinds: vec![],
+            rooms: rooms.clone(),
+        };
+        let plan = engram_core::text::plan_query(&req.query);
+        let partial: Vec<String> = engram_core::text::split(&req.query)
+            .words
+            .into_iter()
+            .filter(|w| w.chars().count() >= 3)
+            .take(engram_core::text::MAX_QUERY_TERMS)
+            .collect();
+        let cands = self.lexical_candidates(&plan, &filter, usize::MAX >> 1, &partial)?;
+        let floor = self.config.exhaustive_min_relevance;
+        let kept: Vec<(MemoryId, f64)> = cands.into_iter().filter(|c| c.1 >= floor).collect();
+        let memories = self.load_many(&kept.iter().map(|c| c.0).collect::<Vec<_>>())?;
+        let by_id: HashMap<MemoryId, Memory> = memories.into_iter().map(|m| (m.id, m)).collect();
+        let traces = self.traces_of(&kept.iter().map(|c| c.0).collect::<Vec<_>>())?;
+        let now = self.now();
+        let mut hits: Vec<Hit> = Vec::with_capacity(kept.len());
+        for (id, rel) in &kept {
+            let Some(m) = by_id.get(id) else { continue };
+            let act = self.activation_of(m, traces.get(id).map(Vec::as_slice).unwrap_or(&[]), now);
+            hits.push(Hit {
+                score: *rel,
+                relevance: *rel,
+                activation: act,
+                via: Via::Exhaustive,
+                path: None,
+                superseded_by: None,
+                note: None,
+                memory: m.clone(),
+            });
+        }
+        hits.sort_by(|a, b| {
+            b.relevance.total_cmp(&a.relevance).then(b.activation.total_cmp(&a.activation)).then(a.memory.id.cmp(&b.memory.id))
+        });
+        let best = hits.first().map(|h| h.relevance).unwrap_or(0.0);
+        Ok(Ranked { candidates: hits.len(), hits, best_raw: best, best_relevance: best })
+    }
+
+    /// Scores candidates: normalised relevance for ordering, raw relevance for the
+    /// best-raw-score threshold.
+    fn rank(&self, cands: &[(MemoryId, f64)], via: Via) -> Result<Ranked> {
+        let ids: Vec<MemoryId> = cands.iter().map(|c| c.0).collect();
+        let memories = self.load_many(&ids)?;
+        let by_id: HashMap<MemoryId, Memory> = memories.into_iter().map(|m| (m.id, m)).collect();
+        let traces = self.traces_of(&ids)?;
+        let raw: Vec<f64> = cands.iter().map(|c| c.1).collect();
+        let norm = scoring::normalize_relevances(&raw, self.config.relevance_norm_floor);
+        let now = self.now();
+        let w = self.config.weights();
+        let mut best_raw: f64 = 0.0;
+        let mut best_relevance: f64 = 0.0;
+        let mut hits = Vec::with_capacity(cands.len());
+        for (i, (id, rel)) in cands.iter().enumerate() {
+            let Some(m) = by_id.get(id) else { continue };
+            let act = self.activation_of(m, traces.get(id).map(Vec::as_slice).unwrap_or(&[]), now);
+            best_raw = best_raw.max(scoring::final_score(&w, *rel, act, m.importance));
+            best_relevance = best_relevance.max(*rel);
+            hits.push(Hit {
+                score: scoring::final_score(&w, norm[i], act, m.importance),
+                relevance: norm[i],
+                activation: act,
+                via,
+                path: None,
+                superseded_by: None,
+                note: None,
+                memory: m.clone(),
+            });
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id)));
+        Ok(Ranked { candidates: hits.len(), hits, best_raw, best_relevance })
+    }
+
+    fn activation_of(&self, m: &Memory, traces: &[dynamics::Trace], now: engram_core::Millis) -> f64 {
+        dynamics::activation(self.config.dynamics, traces, now, m.importance, m.kind.decay_class(), &self.config.actr)
+    }
+
+    /// Links within `hops` of `seeds` that spreading activation walks, as undirected edges
+    /// (the strongest weight when both directions exist).
+    fn edges_around(&self, seeds: &[MemoryId], hops: usize) -> Result<Vec<Edge>> {
+        let mut seen: HashSet<MemoryId> = seeds.iter().copied().collect();
+        let mut frontier: Vec<MemoryId> = seeds.to_vec();
+        let mut edges: HashMap<(MemoryId, MemoryId), f64> = HashMap::new();
+        for _ in 0..hops {
+            if frontier.is_empty() {
+                break;
+            }
+            let mut next = Vec::new();
+            for chunk in frontier.chunks(400) {
+                let ph = crate::store::placeholders(chunk.len());
+                let sql = format!("SELECT src, dst, kind, weight FROM links WHERE src IN ({ph}) OR dst IN ({ph})");
+                let mut stmt = self.conn.prepare_cached(&sql)?;
+                let params: Vec<i64> = chunk.iter().chain(chunk.iter()).copied().collect();
+                let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, f64>(3)?))
+                })?;
+                for row in rows {
+                    let (a, b, kind, w) = row?;
+                    if !engram_core::LinkKind::parse(&kind).is_ok_and(|k| k.spreads()) {
+                        continue;
+                    }
+                    let key = (a.min(b), a.max(b));
+                    let e = edges.entry(key).or_insert(0.0);
+                    *e = e.max(w);
+                    for n in [a, b] {
+                        if seen.insert(n) {
+                            next.push(n);
+                        }
+                    }
+                }
+            }
+            frontier = next;
+        }
+        Ok(edges.into_iter().map(|((a, b), weight)| Edge { a, b, weight }).collect())
+    }
+}

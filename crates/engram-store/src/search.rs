@@ -1,0 +1,145 @@
+//! The lexical candidate source: FTS5 over words (Porter-stemmed, stopwords removed) and
+//! CJK trigrams, plus a substring scan for what those indexes cannot see (CJK words of one
+//! or two characters, stopword-only queries, and partial words in exhaustive recall).
+//!
+//! Each channel yields a relevance in `[0, 1]`; a memory found by several channels gets
+//! their noisy-or, `1 − Π(1 − r)`. The vector source (its own issue) will sit beside this
+//! one and be fused by [`engram_core::scoring::fuse`].
+
+use crate::store::placeholders;
+use crate::{Result, Store};
+use engram_core::scoring::{Candidates, like_relevance, sort_desc};
+use engram_core::text::{QueryPlan, like_escape};
+use engram_core::{Kind, MemoryId, Tier};
+use rusqlite::types::Value;
+use std::collections::HashMap;
+
+/// Which memories a search may return.
+#[derive(Debug, Clone)]
+pub(crate) struct Filter {
+    pub tiers: Vec<Tier>,
+    /// Only these kinds, when given.
+    pub kinds: Option<Vec<Kind>>,
+    /// Never these kinds (fast recall leaves episodes out unless asked).
+    pub exclude_kinds: Vec<Kind>,
+    /// Only these rooms, when given.
+    pub rooms: Option<Vec<String>>,
+}
+
+impl Filter {
+    /// `AND …` conditions on the memories alias `m`, and their parameters.
+    fn sql(&self) -> (String, Vec<Value>) {
+        let mut sql = String::new();
+        let mut params: Vec<Value> = Vec::new();
+        sql.push_str(&format!(" AND m.tier IN ({})", placeholders(self.tiers.len())));
+        params.extend(self.tiers.iter().map(|t| Value::Text(t.as_str().into())));
+        if let Some(kinds) = &self.kinds {
+            sql.push_str(&format!(" AND m.kind IN ({})", placeholders(kinds.len())));
+            params.extend(kinds.iter().map(|k| Value::Text(k.as_str().into())));
+        }
+        if !self.exclude_kinds.is_empty() {
+            sql.push_str(&format!(" AND m.kind NOT IN ({})", placeholders(self.exclude_kinds.len())));
+            params.extend(self.exclude_kinds.iter().map(|k| Value::Text(k.as_str().into())));
+        }
+        if let Some(rooms) = &self.rooms {
+            sql.push_str(&format!(" AND m.room IN ({})", placeholders(rooms.len())));
+            params.extend(rooms.iter().map(|r| Value::Text(r.clone())));
+        }
+        (sql, params)
+    }
+
+    pub fn allows(&self, m: &engram_core::Memory) -> bool {
+        self.tiers.contains(&m.tier)
+            && self.kinds.as_ref().is_none_or(|k| k.contains(&m.kind))
+            && !self.exclude_kinds.contains(&m.kind)
+            && self.rooms.as_ref().is_none_or(|r| r.contains(&m.room))
+    }
+}
+
+impl Store {
+    /// Lexical candidates for `plan`: `(id, relevance)`, best first, at most `k`.
+    /// `extra_substrings` are scanned for as well (exhaustive recall passes the query's words).
+    pub(crate) fn lexical_candidates(
+        &self,
+        plan: &QueryPlan,
+        filter: &Filter,
+        k: usize,
+        extra_substrings: &[String],
+    ) -> Result<Candidates> {
+        let mut channels: Vec<HashMap<MemoryId, f64>> = Vec::new();
+        let scale = self.config.bm25_scale;
+        if let Some(m) = &plan.word_match {
+            channels.push(self.fts_channel("fts_words", m, filter, k, scale)?);
+        }
+        if let Some(m) = &plan.gram_match {
+            channels.push(self.fts_channel("fts_grams", m, filter, k, scale)?);
+        }
+        let mut subs: Vec<String> = plan.substrings.clone();
+        for s in extra_substrings {
+            if !subs.contains(s) {
+                subs.push(s.clone());
+            }
+        }
+        if !subs.is_empty() {
+            channels.push(self.substring_channel(&subs, filter)?);
+        }
+        let mut fused: HashMap<MemoryId, f64> = HashMap::new();
+        for ch in channels {
+            for (id, r) in ch {
+                let e = fused.entry(id).or_insert(0.0);
+                *e = 1.0 - (1.0 - *e) * (1.0 - r.clamp(0.0, 1.0));
+            }
+        }
+        let mut out: Candidates = fused.into_iter().collect();
+        sort_desc(&mut out);
+        out.truncate(k);
+        Ok(out)
+    }
+
+    /// One FTS5 index: relevance `1 − e^{bm25 / scale}` (bm25 is negative; lower is better).
+    fn fts_channel(&self, table: &str, expr: &str, filter: &Filter, k: usize, scale: f64) -> Result<HashMap<MemoryId, f64>> {
+        let (fsql, fparams) = filter.sql();
+        let sql = format!(
+            "SELECT m.id, bm25({table}) AS s FROM {table} JOIN memories m ON m.id = {table}.rowid \
+             WHERE {table} MATCH ?{fsql} ORDER BY s LIMIT ?"
+        );
+        let mut params: Vec<Value> = vec![Value::Text(expr.to_string())];
+        params.extend(fparams);
+        params.push(Value::Integer(k as i64));
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (id, bm25) = row?;
+            let rel = if bm25 < 0.0 { 1.0 - (bm25 / scale).exp() } else { 0.0 };
+            out.insert(id, rel);
+        }
+        Ok(out)
+    }
+
+    /// Substring scan (`LIKE`, case-insensitive for ASCII). A memory's relevance is the mean
+    /// over the substrings of `N / (N + df)` for those it contains: rare strings weigh more.
+    fn substring_channel(&self, subs: &[String], filter: &Filter) -> Result<HashMap<MemoryId, f64>> {
+        let (fsql, fparams) = filter.sql();
+        let total: i64 = {
+            let sql = format!("SELECT count(*) FROM memories m WHERE 1 = 1{fsql}");
+            self.conn.query_row(&sql, rusqlite::params_from_iter(fparams.clone()), |r| r.get(0))?
+        };
+        let sql = format!(
+            "SELECT m.id FROM memories m WHERE (m.content LIKE ?1 ESCAPE '\\' OR ifnull(m.title, '') LIKE ?1 ESCAPE '\\'){fsql}"
+        );
+        let mut out: HashMap<MemoryId, f64> = HashMap::new();
+        for s in subs {
+            let mut params: Vec<Value> = vec![Value::Text(format!("%{}%", like_escape(s)))];
+            params.extend(fparams.iter().cloned());
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let ids: Vec<i64> =
+                stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            let rel = like_relevance(total.max(0) as usize, ids.len()) / subs.len() as f64;
+            for id in ids {
+                *out.entry(id).or_insert(0.0) += rel;
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,180 @@
+//! The [`Store`]: one open database, its configuration and a clock, plus the row-level
+//! helpers the operations share.
+
+use crate::{Error, Result, db};
+use engram_core::memory::IdRef;
+use engram_core::{Config, EventKind, Kind, Memory, MemoryId, Millis, Tier};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where "now" comes from. Tests substitute a fixed or advancing clock to exercise decay.
+pub type Clock = Arc<dyn Fn() -> Millis + Send + Sync>;
+
+/// The wall clock, in Unix milliseconds.
+pub fn system_clock() -> Clock {
+    Arc::new(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as Millis)
+            .unwrap_or(0)
+    })
+}
+
+/// An open engram store. Writes take `&mut self`; share one across threads behind a mutex,
+/// or open one per process: SQLite's WAL and the busy timeout let many processes share a file.
+pub struct Store {
+    pub(crate) conn: Connection,
+    pub(crate) config: Config,
+    pub(crate) clock: Clock,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens or creates the database at `path` and migrates it.
+    pub fn open(path: &Path, config: Config) -> Result<Store> {
+        config.validate()?;
+        let conn = db::open(path)?;
+        Ok(Store { conn, config, clock: system_clock(), path: path.to_path_buf() })
+    }
+
+    /// Replaces the clock (tests, simulations, benchmarks).
+    pub fn with_clock(mut self, clock: Clock) -> Store {
+        self.clock = clock;
+        self
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn now(&self) -> Millis {
+        (self.clock)()
+    }
+
+    /// Resolves an id reference to an existing memory's id (any tier).
+    pub fn resolve_id(&self, r: &IdRef) -> Result<MemoryId> {
+        let found: Option<i64> = match r {
+            IdRef::Id(id) => self.conn.query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| row.get(0)).optional()?,
+            IdRef::Uid(uid) => {
+                self.conn.query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| row.get(0)).optional()?
+            }
+        };
+        found.ok_or_else(|| Error::not_found("id", describe(r)))
+    }
+
+    /// Loads a memory by reference.
+    pub fn get(&self, r: &IdRef) -> Result<Memory> {
+        let id = self.resolve_id(r)?;
+        self.load(id)?.ok_or_else(|| Error::not_found("id", describe(r)))
+    }
+
+    pub(crate) fn load(&self, id: MemoryId) -> Result<Option<Memory>> {
+        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1");
+        Ok(self.conn.query_row(&sql, [id], row_to_memory).optional()?)
+    }
+
+    pub(crate) fn load_many(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({})", placeholders(chunk.len()));
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(chunk), row_to_memory)?;
+            for r in rows {
+                out.push(r?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+pub(crate) fn describe(r: &IdRef) -> String {
+    match r {
+        IdRef::Id(id) => format!("#{id}"),
+        IdRef::Uid(uid) => uid.clone(),
+    }
+}
+
+pub(crate) const MEMORY_COLUMNS: &str = "id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier, \
+     created_at, updated_at, valid_from, valid_to, source, session_id, metadata";
+
+pub(crate) fn row_to_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
+    let kind: String = row.get(4)?;
+    let tier: String = row.get(10)?;
+    let tags: String = row.get(6)?;
+    let metadata: String = row.get(17)?;
+    let bad = |col: usize, what: String| {
+        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, what.into())
+    };
+    Ok(Memory {
+        id: row.get(0)?,
+        uid: row.get(1)?,
+        content: row.get(2)?,
+        title: row.get(3)?,
+        kind: Kind::parse(&kind).map_err(|e| bad(4, e.to_string()))?,
+        importance: row.get(5)?,
+        tags: serde_json::from_str(&tags).map_err(|e| bad(6, e.to_string()))?,
+        room: row.get(7)?,
+        topic_key: row.get(8)?,
+        pinned: row.get::<_, i64>(9)? != 0,
+        tier: Tier::parse(&tier).map_err(|e| bad(10, e.to_string()))?,
+        created_at: row.get(11)?,
+        updated_at: row.get(12)?,
+        valid_from: row.get(13)?,
+        valid_to: row.get(14)?,
+        source: row.get(15)?,
+        session_id: row.get(16)?,
+        metadata: serde_json::from_str(&metadata).map_err(|e| bad(17, e.to_string()))?,
+    })
+}
+
+/// `?, ?, ?` for `n` values.
+pub(crate) fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
+/// Appends one event to a memory's log.
+pub(crate) fn add_event(
+    conn: &Connection,
+    memory_id: MemoryId,
+    kind: EventKind,
+    weight: f64,
+    at: Millis,
+    session_id: Option<&str>,
+    detail: Option<&str>,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO events (memory_id, kind, weight, at, session_id, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![memory_id, kind.as_str(), weight, at, session_id, detail])?;
+    Ok(())
+}
+
+/// Writes both full-text rows of a memory (replacing any earlier ones).
+pub(crate) fn index_text(conn: &Connection, id: MemoryId, title: Option<&str>, content: &str, tags: &[String]) -> Result<()> {
+    let mut all = String::with_capacity(content.len() + 64);
+    if let Some(t) = title {
+        all.push_str(t);
+        all.push('\n');
+    }
+    all.push_str(content);
+    for t in tags {
+        all.push('\n');
+        all.push_str(t);
+    }
+    conn.prepare_cached("DELETE FROM fts_words WHERE rowid = ?1")?.execute([id])?;
+    conn.prepare_cached("DELETE FROM fts_grams WHERE rowid = ?1")?.execute([id])?;
+    let words = engram_core::text::word_index_text(&all);
+    if !words.is_empty() {
+        conn.prepare_cached("INSERT INTO fts_words (rowid, body) VALUES (?1, ?2)")?.execute(params![id, words])?;
+    }
+    let grams = engram_core::text::gram_index_text(&all);
+    if !grams.is_empty() {
+        conn.prepare_cached("INSERT INTO fts_grams (rowid, body) VALUES (?1, ?2)")?.execute(params![id, grams])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,283 @@
+//! `engram bench …`: speed and quality measured on demand, never asserted in tests.
+//!
+//! * `bench recall` builds a synthetic store in a temporary directory (the real on-disk
+//!   SQLite, WAL, synchronous=FULL), times ingest through `remember` one transaction per
+//!   memory as clients do, then times recall and prints p50/p95/p99.
+//! * `bench locomo` ingests every LoCoMo turn as a memory (one store per conversation),
+//!   asks each non-adversarial question, and scores the retrieved turns (Hit@k, Recall@k,
+//!   MRR by category). `--out` writes JSONL for the reference evaluator in `shared/bench`.
+
+use crate::cli::{BenchCommand, BenchLocomoArgs, BenchRecallArgs};
+use anyhow::{Context, bail};
+use engram_core::Config;
+use engram_store::{Mode, RecallRequest, RememberRequest, Store};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::Instant;
+
+pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
+    match cmd {
+        BenchCommand::Recall(a) => recall(a, as_json),
+        BenchCommand::Locomo(a) => locomo(a, as_json),
+    }
+}
+
+/// xorshift64*: a small deterministic generator so runs are repeatable for a seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// Roughly Zipf-distributed index in `0..n`: a few words are common, most are rare.
+    fn zipf(&mut self, n: usize) -> usize {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        ((n as f64).powf(u) - 1.0) as usize % n
+    }
+}
+
+fn vocabulary(rng: &mut Rng, n: usize) -> Vec<String> {
+    const SYL: &[&str] = &[
+        "ka", "to", "ren", "mi", "sa", "lo", "vex", "dra", "pen", "qui", "mor", "tal", "zen", "ri", "bu", "gal",
+        "fen", "hol", "jar", "nus", "or", "pri", "sto", "ul", "wy", "xe",
+    ];
+    (0..n)
+        .map(|i| {
+            let parts = 2 + rng.below(3);
+            let mut w: String = (0..parts).map(|_| SYL[rng.below(SYL.len())]).collect();
+            w.push_str(&format!("{}", i % 7));
+            w
+        })
+        .collect()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
+    if a.memories == 0 || a.queries == 0 {
+        bail!("--memories and --queries must be at least 1");
+    }
+    let mode = Mode::parse(&a.mode)?;
+    let dir = tempfile::tempdir().context("creating a temporary directory")?;
+    let mut store = Store::open(&dir.path().join("engram.db"), Config::default())?;
+    let mut rng = Rng(a.seed.max(1));
+    let vocab = vocabulary(&mut rng, 5000);
+    const COMMON: &[&str] = &["the", "we", "use", "for", "and", "project", "build", "test", "is", "with"];
+    let kinds = [engram_core::Kind::Fact, engram_core::Kind::Decision, engram_core::Kind::Preference, engram_core::Kind::Failure];
+
+    eprintln!("ingesting {} memories into {} …", a.memories, dir.path().display());
+    let start = Instant::now();
+    for i in 0..a.memories {
+        let len = 8 + rng.below(18);
+        let words: Vec<&str> = (0..len)
+            .map(|_| if rng.below(3) == 0 { COMMON[rng.below(COMMON.len())] } else { vocab[rng.zipf(vocab.len())].as_str() })
+            .collect();
+        store.remember(RememberRequest {
+            content: format!("{} (note {i})", words.join(" ")),
+            kind: Some(kinds[i % kinds.len()]),
+            importance: Some((1 + rng.below(10)) as f64 / 10.0),
+            room: Some(if i % 4 == 0 { "common".into() } else { format!("room{}", i % 3) }),
+            source: Some("bench".into()),
+            ..Default::default()
+        })?;
+    }
+    let ingest_s = start.elapsed().as_secs_f64();
+
+    let mut lat = Vec::with_capacity(a.queries);
+    let mut hits_total = 0usize;
+    for _ in 0..a.queries {
+        let n = 1 + rng.below(4);
+        let q: Vec<&str> = (0..n).map(|_| vocab[rng.zipf(vocab.len())].as_str()).collect();
+        let mut req = RecallRequest::new(q.join(" "));
+        req.mode = mode;
+        req.limit = 10;
+        req.room = Some(format!("room{}", rng.below(3)));
+        let t = Instant::now();
+        let r = store.recall(&req)?;
+        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        hits_total += r.hits.len();
+    }
+    lat.sort_by(f64::total_cmp);
+    let result = json!({
+        "memories": a.memories,
+        "queries": a.queries,
+        "mode": a.mode,
+        "ingest_seconds": ingest_s,
+        "ingest_per_second": a.memories as f64 / ingest_s,
+        "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
+        "mean_hits": hits_total as f64 / a.queries as f64,
+        "db_bytes": store.stats()?.db_bytes,
+    });
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        println!("ingest: {} memories in {:.2} s = {:.0} memories/s", a.memories, ingest_s, a.memories as f64 / ingest_s);
+        println!(
+            "recall ({}, {} queries, limit 10, hits recorded): p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms · mean hits {:.1}",
+            a.mode,
+            a.queries,
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.95),
+            percentile(&lat, 0.99),
+            hits_total as f64 / a.queries as f64
+        );
+    }
+    Ok(())
+}
+
+/// Evidence ids as LoCoMo writes them, tolerating `"D8:6; D9:17"` and similar.
+fn evidence_ids(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in v.as_array().into_iter().flatten() {
+        for part in e.as_str().unwrap_or("").split([';', ',', ' ']) {
+            let p = part.trim();
+            if let Some((d, t)) = p.strip_prefix('D').and_then(|r| r.split_once(':')) {
+                if let (Ok(d), Ok(t)) = (d.parse::<u32>(), t.parse::<u32>()) {
+                    out.push(format!("D{d}:{t}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Tally {
+    n: usize,
+    hit1: usize,
+    hit5: usize,
+    hit10: usize,
+    recall5: f64,
+    mrr: f64,
+}
+
+impl Tally {
+    fn add(&mut self, retrieved: &[String], evidence: &[String]) {
+        self.n += 1;
+        let rank = retrieved.iter().position(|r| evidence.contains(r));
+        if let Some(r) = rank {
+            self.hit1 += usize::from(r < 1);
+            self.hit5 += usize::from(r < 5);
+            self.hit10 += usize::from(r < 10);
+            self.mrr += 1.0 / (r as f64 + 1.0);
+        }
+        let top5: Vec<&String> = retrieved.iter().take(5).collect();
+        let found = evidence.iter().filter(|e| top5.contains(e)).count();
+        self.recall5 += found as f64 / evidence.len() as f64;
+    }
+    fn json(&self) -> Value {
+        let n = self.n.max(1) as f64;
+        json!({
+            "n": self.n,
+            "hit@1": 100.0 * self.hit1 as f64 / n,
+            "hit@5": 100.0 * self.hit5 as f64 / n,
+            "hit@10": 100.0 * self.hit10 as f64 / n,
+            "recall@5": 100.0 * self.recall5 / n,
+            "mrr": self.mrr / n,
+        })
+    }
+}
+
+fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(&a.data).with_context(|| format!("reading {}", a.data.display()))?;
+    let data: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", a.data.display()))?;
+    let wanted: Option<Vec<String>> = a.convs.map(|c| c.split(',').map(|s| s.trim().to_string()).collect());
+    let mut out_file = match &a.out {
+        Some(p) => Some(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?),
+        None => None,
+    };
+    let mut by_cat: BTreeMap<u64, Tally> = BTreeMap::new();
+    let mut all = Tally::default();
+    let mut lat = Vec::new();
+    let start = Instant::now();
+    for conv in data.as_array().context("LoCoMo data must be a JSON list")? {
+        let id = conv["sample_id"].as_str().unwrap_or("?").to_string();
+        if wanted.as_ref().is_some_and(|w| !w.contains(&id)) {
+            continue;
+        }
+        let dir = tempfile::tempdir()?;
+        let mut store = Store::open(&dir.path().join("engram.db"), Config::default())?;
+        let mut mem_to_dia: BTreeMap<i64, String> = BTreeMap::new();
+        let c = &conv["conversation"];
+        let mut session = 1;
+        while let Some(turns) = c.get(format!("session_{session}")).and_then(Value::as_array) {
+            for t in turns {
+                let (Some(speaker), Some(dia), Some(body)) = (t["speaker"].as_str(), t["dia_id"].as_str(), t["text"].as_str()) else {
+                    continue;
+                };
+                let r = store.remember(RememberRequest {
+                    content: format!("{speaker}: {body}"),
+                    room: Some(id.clone()),
+                    kind: Some(engram_core::Kind::Episode),
+                    source: Some("locomo".into()),
+                    metadata: Some(json!({ "dia_id": dia })),
+                    ..Default::default()
+                })?;
+                // A repeated turn reinforces the first; keep the first turn's id.
+                mem_to_dia.entry(r.id).or_insert_with(|| dia.to_string());
+            }
+            session += 1;
+        }
+        for (qi, qa) in conv["qa"].as_array().into_iter().flatten().enumerate() {
+            let cat = qa["category"].as_u64().unwrap_or(0);
+            if cat == 5 {
+                continue;
+            }
+            let evidence = evidence_ids(&qa["evidence"]);
+            let mut req = RecallRequest::new(qa["question"].as_str().unwrap_or(""));
+            req.limit = a.k;
+            req.room = Some(id.clone());
+            req.kinds = vec![engram_core::Kind::Episode];
+            req.record_hits = false;
+            let t = Instant::now();
+            let r = store.recall(&req)?;
+            lat.push(t.elapsed().as_secs_f64() * 1000.0);
+            let retrieved: Vec<String> = r.hits.iter().filter_map(|h| mem_to_dia.get(&h.memory.id).cloned()).collect();
+            // The reference evaluator repairs malformed evidence itself; score here only what parses.
+            if !evidence.is_empty() {
+                by_cat.entry(cat).or_default().add(&retrieved, &evidence);
+                all.add(&retrieved, &evidence);
+            }
+            if let Some(f) = out_file.as_mut() {
+                writeln!(f, "{}", json!({ "conv": id, "qa_index": qi, "retrieved": retrieved }))?;
+            }
+        }
+    }
+    lat.sort_by(f64::total_cmp);
+    let cats: BTreeMap<String, Value> = by_cat.iter().map(|(c, t)| (c.to_string(), t.json())).collect();
+    let result = json!({
+        "overall": all.json(),
+        "by_category": cats,
+        "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95) },
+        "seconds": start.elapsed().as_secs_f64(),
+        "retriever": "lexical (FTS5 BM25, stopwords removed, Porter stemming)",
+    });
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        let o = &result["overall"];
+        println!(
+            "LoCoMo (categories 1-4, n={}): Hit@1 {:.1} · Hit@5 {:.1} · Hit@10 {:.1} · Recall@5 {:.1} · MRR {:.3}",
+            o["n"], o["hit@1"].as_f64().unwrap_or(0.0), o["hit@5"].as_f64().unwrap_or(0.0),
+            o["hit@10"].as_f64().unwrap_or(0.0), o["recall@5"].as_f64().unwrap_or(0.0), o["mrr"].as_f64().unwrap_or(0.0)
+        );
+        for (c, t) in &cats {
+            println!("  category {c}: n={} Hit@5 {:.1}", t["n"], t["hit@5"].as_f64().unwrap_or(0.0));
+        }
+        println!("recall p50 {:.2} ms · p95 {:.2} ms", percentile(&lat, 0.5), percentile(&lat, 0.95));
+    }
+    Ok(())
+}

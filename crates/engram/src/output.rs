@@ -1,0 +1,120 @@
+//! Printing results: JSON for machines (`--json`), short text for people.
+
+use engram_core::time;
+use engram_store::{MemoryDetail, RecallResult, RememberOutcome, Stats};
+use serde::Serialize;
+
+pub fn json<T: Serialize>(v: &T) {
+    println!("{}", serde_json::to_string_pretty(v).expect("results serialise"));
+}
+
+pub fn value<T: Serialize>(v: &T, as_json: bool, text: impl FnOnce(&T) -> String) {
+    if as_json { json(v) } else { println!("{}", text(v)) }
+}
+
+pub fn id_list(ids: &[i64]) -> String {
+    ids.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ")
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+pub fn remember(o: &RememberOutcome, as_json: bool) {
+    value(o, as_json, |o| {
+        let verb = match o.action {
+            engram_store::RememberAction::Created => "created",
+            engram_store::RememberAction::Reinforced => "already known; reinforced",
+        };
+        format!("#{} {verb} (room {})", o.id, o.room)
+    });
+}
+
+pub fn recall(r: &RecallResult, as_json: bool) {
+    if as_json {
+        return json(r);
+    }
+    let rooms = r.rooms.as_ref().map(|v| v.join(", ")).unwrap_or_else(|| "all".into());
+    let mode = if r.auto_deepened { format!("{:?} (deepened from {:?})", r.mode, r.requested_mode) } else { format!("{:?}", r.mode) };
+    if r.hits.is_empty() {
+        println!("no memories found (mode {}, rooms {rooms})", mode.to_lowercase());
+        return;
+    }
+    for h in &r.hits {
+        let m = &h.memory;
+        println!("#{:<5} {:.3}  [{}/{} · {}]  {}", m.id, h.score, m.kind, m.tier, m.room, one_line(&m.content, 100));
+        let mut extra = format!(
+            "       rel {:.2} · act {:.2} · imp {:.2} · {} · {}",
+            h.relevance,
+            h.activation,
+            m.importance,
+            &time::format(m.created_at)[..10],
+            m.source
+        );
+        if let Some(p) = &h.path {
+            extra.push_str(&format!(" · via {}", id_list(p)));
+        }
+        if let Some(n) = &h.note {
+            extra.push_str(&format!(" · {n}"));
+        }
+        println!("{extra}");
+    }
+    println!("({} hits, mode {}, rooms {rooms})", r.hits.len(), mode.to_lowercase());
+}
+
+pub fn show(d: &MemoryDetail, as_json: bool) {
+    if as_json {
+        return json(d);
+    }
+    let m = &d.memory;
+    println!("#{} {}", m.id, m.uid);
+    if let Some(t) = &m.title {
+        println!("title:      {t}");
+    }
+    println!("kind:       {} ({:?} decay)", m.kind, m.kind.decay_class());
+    println!("tier:       {}{}", m.tier, d.superseded_by.map(|s| format!(" (replaced by #{s})")).unwrap_or_default());
+    println!("room:       {}", m.room);
+    println!("importance: {:.2}   activation now: {:.3}   pinned: {}", m.importance, d.activation, m.pinned);
+    if !m.tags.is_empty() {
+        println!("tags:       {}", m.tags.join(", "));
+    }
+    if let Some(k) = &m.topic_key {
+        println!("topic key:  {k}");
+    }
+    println!("created:    {}   updated: {}", time::format(m.created_at), time::format(m.updated_at));
+    println!(
+        "valid:      from {}{}",
+        time::format(m.valid_from),
+        m.valid_to.map(|t| format!(" to {}", time::format(t))).unwrap_or_default()
+    );
+    println!("source:     {}{}", m.source, m.session_id.as_ref().map(|s| format!(" (session {s})")).unwrap_or_default());
+    let counts: Vec<String> = d.event_counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    println!("events:     {}", counts.join(", "));
+    for l in &d.links {
+        println!("link:       #{} -[{} {:.2}]-> #{}", l.src, l.kind, l.weight, l.dst);
+    }
+    println!("\n{}", m.content);
+}
+
+pub fn stats(s: &Stats, as_json: bool) {
+    if as_json {
+        return json(s);
+    }
+    let fmt = |m: &std::collections::BTreeMap<String, u64>| {
+        if m.is_empty() { "-".to_string() } else { m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ") }
+    };
+    println!("store:    {} ({} bytes, schema v{})", s.db_path, s.db_bytes, s.schema_version);
+    println!("search:   {} · dynamics {}", s.search, serde_json::to_value(s.dynamics).unwrap_or_default().as_str().unwrap_or("?"));
+    println!("memories: {}", s.total_memories);
+    println!("  by tier: {}", fmt(&s.by_tier));
+    println!("  by kind: {}", fmt(&s.by_kind));
+    println!("  by room: {}", fmt(&s.by_room));
+    println!("links:    {}", fmt(&s.links_by_kind));
+    println!("events:   {} ({})", s.event_count, fmt(&s.events_by_kind));
+}
