@@ -2,9 +2,9 @@
 //! and thresholds, A's strength model as the alternative). Reading `config.toml` and
 //! `ENGRAM_*` variables is the store's job; this is only the shape and its validation.
 
+use crate::InputError;
 use crate::dynamics::{ActrParams, DynamicsModel};
 use crate::scoring::{Fusion, Weights};
-use crate::InputError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -94,7 +94,11 @@ impl Default for Config {
 
 impl Config {
     pub fn weights(&self) -> Weights {
-        Weights { relevance: self.w_relevance, activation: self.w_activation, importance: self.w_importance }
+        Weights {
+            relevance: self.w_relevance,
+            activation: self.w_activation,
+            importance: self.w_importance,
+        }
     }
 
     /// Checks ranges, naming the setting at fault.
@@ -105,7 +109,10 @@ impl Config {
             ("w_importance", self.w_importance),
             ("relevance_norm_floor", self.relevance_norm_floor),
             ("deep_score_threshold", self.deep_score_threshold),
-            ("exhaustive_score_threshold", self.exhaustive_score_threshold),
+            (
+                "exhaustive_score_threshold",
+                self.exhaustive_score_threshold,
+            ),
             ("exhaustive_min_relevance", self.exhaustive_min_relevance),
             ("hop_decay", self.hop_decay),
             ("correction_min_importance", self.correction_min_importance),
@@ -115,7 +122,10 @@ impl Config {
         ];
         for (name, v) in unit {
             if !(0.0..=1.0).contains(&v) {
-                return Err(InputError::new(leak(name), format!("is {v}, it must be between 0 and 1")));
+                return Err(InputError::new(
+                    leak(name),
+                    format!("is {v}, it must be between 0 and 1"),
+                ));
             }
         }
         let positive = [
@@ -130,17 +140,29 @@ impl Config {
         ];
         for (name, v) in positive {
             if !(v.is_finite() && v > 0.0) {
-                return Err(InputError::new(leak(name), format!("is {v}, it must be a positive number")));
+                return Err(InputError::new(
+                    leak(name),
+                    format!("is {v}, it must be a positive number"),
+                ));
             }
         }
         if self.reinforce_strength_min > self.reinforce_strength_max {
-            return Err(InputError::new("reinforce_strength_min", "must not exceed reinforce_strength_max"));
+            return Err(InputError::new(
+                "reinforce_strength_min",
+                "must not exceed reinforce_strength_max",
+            ));
         }
         if self.candidate_k == 0 || self.candidate_k > 10_000 {
-            return Err(InputError::new("candidate_k", format!("is {}, it must be 1–10000", self.candidate_k)));
+            return Err(InputError::new(
+                "candidate_k",
+                format!("is {}, it must be 1–10000", self.candidate_k),
+            ));
         }
         if self.max_hops > 4 {
-            return Err(InputError::new("max_hops", format!("is {}, it must be 0–4", self.max_hops)));
+            return Err(InputError::new(
+                "max_hops",
+                format!("is {}, it must be 0–4", self.max_hops),
+            ));
         }
         for room in self.room_paths.values() {
             crate::room::normalize_room(room)?;
@@ -162,15 +184,24 @@ mod tests {
     fn defaults_are_valid_and_follow_b() {
         let c = Config::default();
         c.validate().unwrap();
-        assert_eq!((c.w_relevance, c.w_activation, c.w_importance), (0.6, 0.25, 0.15));
+        assert_eq!(
+            (c.w_relevance, c.w_activation, c.w_importance),
+            (0.6, 0.25, 0.15)
+        );
         assert_eq!(c.deep_score_threshold, 0.35);
     }
 
     #[test]
     fn out_of_range_settings_are_named() {
-        let c = Config { w_relevance: 1.5, ..Config::default() };
+        let c = Config {
+            w_relevance: 1.5,
+            ..Config::default()
+        };
         assert_eq!(c.validate().unwrap_err().field, "w_relevance");
-        let c = Config { candidate_k: 0, ..Config::default() };
+        let c = Config {
+            candidate_k: 0,
+            ..Config::default()
+        };
         assert_eq!(c.validate().unwrap_err().field, "candidate_k");
     }
 }

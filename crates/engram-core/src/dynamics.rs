@@ -186,7 +186,10 @@ mod tests {
     }
 
     fn created(ago: Millis, importance: f64) -> Vec<Trace> {
-        vec![Trace { at: NOW - ago, weight: create_weight(importance, &p()) }]
+        vec![Trace {
+            at: NOW - ago,
+            weight: create_weight(importance, &p()),
+        }]
     }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -202,15 +205,30 @@ mod tests {
 
     #[test]
     fn actr_one_access_a_day_ago_is_about_055() {
-        let t = [Trace { at: NOW - DAY_MS, weight: 1.0 }];
+        let t = [Trace {
+            at: NOW - DAY_MS,
+            weight: 1.0,
+        }];
         let a = actr_activation(&t, NOW, 0.5, DecayClass::Standard, &p());
         assert!(close(a, 0.55, 0.02), "{a}");
     }
 
     #[test]
     fn actr_ninety_days_untouched() {
-        let five = actr_activation(&created(90 * DAY_MS, 0.5), NOW, 0.5, DecayClass::Standard, &p());
-        let ten = actr_activation(&created(90 * DAY_MS, 1.0), NOW, 1.0, DecayClass::Standard, &p());
+        let five = actr_activation(
+            &created(90 * DAY_MS, 0.5),
+            NOW,
+            0.5,
+            DecayClass::Standard,
+            &p(),
+        );
+        let ten = actr_activation(
+            &created(90 * DAY_MS, 1.0),
+            NOW,
+            1.0,
+            DecayClass::Standard,
+            &p(),
+        );
         // B's docstring rounds these to 0.25 and 0.8; its formula gives 0.30 and 0.83.
         assert!(close(five, 0.27, 0.05), "importance 5: {five}");
         assert!(close(ten, 0.8, 0.04), "importance 10: {ten}");
@@ -223,15 +241,43 @@ mod tests {
         assert_eq!(decay_rate(0.5, DecayClass::Standard, &q), 0.5);
         assert!(close(decay_rate(1.0, DecayClass::Standard, &q), 0.3, 1e-12));
         assert!(close(decay_rate(0.0, DecayClass::Standard, &q), 0.6, 1e-12));
-        assert!(close(decay_rate(0.3, DecayClass::Standard, &q), 0.58, 1e-12));
+        assert!(close(
+            decay_rate(0.3, DecayClass::Standard, &q),
+            0.58,
+            1e-12
+        ));
         assert_eq!(create_weight(0.5, &q), 2.0);
         assert_eq!(create_weight(1.0, &q), 3.0);
         // 60 s floor: an event now and one 30 s ago weigh the same.
-        let a = base_level(&[Trace { at: NOW, weight: 1.0 }], NOW, 0.5, &q);
-        let b = base_level(&[Trace { at: NOW - 30_000, weight: 1.0 }], NOW, 0.5, &q);
+        let a = base_level(
+            &[Trace {
+                at: NOW,
+                weight: 1.0,
+            }],
+            NOW,
+            0.5,
+            &q,
+        );
+        let b = base_level(
+            &[Trace {
+                at: NOW - 30_000,
+                weight: 1.0,
+            }],
+            NOW,
+            0.5,
+            &q,
+        );
         assert_eq!(a, b);
         // A future event counts as 60 s old, not as an error.
-        let c = base_level(&[Trace { at: NOW + 10 * DAY_MS, weight: 1.0 }], NOW, 0.5, &q);
+        let c = base_level(
+            &[Trace {
+                at: NOW + 10 * DAY_MS,
+                weight: 1.0,
+            }],
+            NOW,
+            0.5,
+            &q,
+        );
         assert_eq!(a, c);
         assert_eq!(normalize(None, &q), 0.0);
         assert!(close(normalize(Some(-6.0), &q), 0.5, 1e-12));
@@ -242,7 +288,10 @@ mod tests {
         let one = created(30 * DAY_MS, 0.5);
         let mut many = one.clone();
         for k in 1..=5 {
-            many.push(Trace { at: NOW - k * DAY_MS, weight: 1.0 });
+            many.push(Trace {
+                at: NOW - k * DAY_MS,
+                weight: 1.0,
+            });
         }
         let a1 = actr_activation(&one, NOW, 0.5, DecayClass::Standard, &p());
         let a2 = actr_activation(&many, NOW, 0.5, DecayClass::Standard, &p());
@@ -255,7 +304,10 @@ mod tests {
         let durable = actr_activation(&t, NOW, 0.5, DecayClass::Durable, &p());
         let standard = actr_activation(&t, NOW, 0.5, DecayClass::Standard, &p());
         let volatile = actr_activation(&t, NOW, 0.5, DecayClass::Volatile, &p());
-        assert!(durable > standard && standard > volatile, "{durable} {standard} {volatile}");
+        assert!(
+            durable > standard && standard > volatile,
+            "{durable} {standard} {volatile}"
+        );
     }
 
     /// Days until strength at importance 0.5 with no recalls falls below A's prune threshold 0.05.
@@ -292,9 +344,29 @@ mod tests {
 
     #[test]
     fn strength_model_through_activation() {
-        let t = [Trace { at: NOW - 11 * DAY_MS, weight: 2.0 }];
-        let s = activation(DynamicsModel::Strength, &t, NOW, 0.5, DecayClass::Volatile, &p());
+        let t = [Trace {
+            at: NOW - 11 * DAY_MS,
+            weight: 2.0,
+        }];
+        let s = activation(
+            DynamicsModel::Strength,
+            &t,
+            NOW,
+            0.5,
+            DecayClass::Volatile,
+            &p(),
+        );
         assert!(close(s, 0.05, 0.005), "{s}");
-        assert_eq!(activation(DynamicsModel::Strength, &[], NOW, 0.5, DecayClass::Volatile, &p()), 0.0);
+        assert_eq!(
+            activation(
+                DynamicsModel::Strength,
+                &[],
+                NOW,
+                0.5,
+                DecayClass::Volatile,
+                &p()
+            ),
+            0.0
+        );
     }
 }

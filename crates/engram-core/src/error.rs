@@ -13,7 +13,10 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(field: &'static str, message: impl Into<String>) -> Self {
-        Self { field, message: message.into() }
+        Self {
+            field,
+            message: message.into(),
+        }
     }
 }
 

@@ -8,7 +8,10 @@ pub fn parse_importance(raw: &str) -> Result<f64, InputError> {
     let t = raw.trim();
     let is_integer = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     let v: f64 = t.parse().map_err(|_| {
-        InputError::new("importance", format!("{raw:?} is not a number; give 0–1, or an integer 1–10"))
+        InputError::new(
+            "importance",
+            format!("{raw:?} is not a number; give 0–1, or an integer 1–10"),
+        )
     })?;
     from_number(v, is_integer)
 }

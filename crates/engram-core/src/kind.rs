@@ -183,15 +183,19 @@ impl LinkKind {
             "conflicts-with" => "conflicts_with",
             other => other,
         };
-        LinkKind::ALL.iter().copied().find(|k| k.as_str() == s).ok_or_else(|| {
-            InputError::new(
-                "kind",
-                format!(
-                    "{raw:?} is not a known link kind; use one of: {}",
-                    canonical_list(LinkKind::ALL, LinkKind::as_str)
-                ),
-            )
-        })
+        LinkKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                InputError::new(
+                    "kind",
+                    format!(
+                        "{raw:?} is not a known link kind; use one of: {}",
+                        canonical_list(LinkKind::ALL, LinkKind::as_str)
+                    ),
+                )
+            })
     }
 
     /// Whether spreading activation in deep recall walks this edge.
@@ -234,7 +238,10 @@ mod tests {
 
     #[test]
     fn link_kinds() {
-        assert_eq!(LinkKind::parse("superseded_by").unwrap(), LinkKind::Supersedes);
+        assert_eq!(
+            LinkKind::parse("superseded_by").unwrap(),
+            LinkKind::Supersedes
+        );
         assert!(!LinkKind::ConflictsWith.spreads());
         assert!(LinkKind::parse("likes").is_err());
     }

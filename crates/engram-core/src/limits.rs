@@ -48,7 +48,10 @@ pub fn check_name(field: &'static str, value: &str) -> Result<(), InputError> {
     }
     check_len(field, value, MAX_NAME_BYTES)?;
     if value.chars().any(char::is_control) {
-        return Err(InputError::new(field, "must not contain control characters"));
+        return Err(InputError::new(
+            field,
+            "must not contain control characters",
+        ));
     }
     Ok(())
 }
@@ -71,11 +74,17 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>, InputError> {
         if t.len() > MAX_TAG_BYTES {
             return Err(InputError::new(
                 "tags",
-                format!("tag {t:?} is {} bytes, the limit is {MAX_TAG_BYTES} bytes", t.len()),
+                format!(
+                    "tag {t:?} is {} bytes, the limit is {MAX_TAG_BYTES} bytes",
+                    t.len()
+                ),
             ));
         }
         if t.chars().any(char::is_control) {
-            return Err(InputError::new("tags", "a tag must not contain control characters"));
+            return Err(InputError::new(
+                "tags",
+                "a tag must not contain control characters",
+            ));
         }
         if !out.iter().any(|o| o == t) {
             out.push(t.to_string());

@@ -48,15 +48,18 @@ impl IdRef {
     pub fn parse(raw: &str) -> Result<IdRef, crate::InputError> {
         let t = raw.trim();
         let digits = t.strip_prefix('#').unwrap_or(t);
-        if let Ok(n) = digits.parse::<i64>() {
-            if n > 0 {
-                return Ok(IdRef::Id(n));
-            }
+        if let Ok(n) = digits.parse::<i64>()
+            && n > 0
+        {
+            return Ok(IdRef::Id(n));
         }
         if t.len() == 26 && t.chars().all(|c| c.is_ascii_alphanumeric()) {
             return Ok(IdRef::Uid(t.to_ascii_uppercase()));
         }
-        Err(crate::InputError::new("id", format!("{raw:?} is not a memory id (give 42, #42 or a 26-character ULID)")))
+        Err(crate::InputError::new(
+            "id",
+            format!("{raw:?} is not a memory id (give 42, #42 or a 26-character ULID)"),
+        ))
     }
 }
 
@@ -68,7 +71,10 @@ mod tests {
     fn id_refs() {
         assert_eq!(IdRef::parse("#42").unwrap(), IdRef::Id(42));
         assert_eq!(IdRef::parse("7").unwrap(), IdRef::Id(7));
-        assert!(matches!(IdRef::parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").unwrap(), IdRef::Uid(_)));
+        assert!(matches!(
+            IdRef::parse("01ARZ3NDEKTSV4RRFFQ69G5FAV").unwrap(),
+            IdRef::Uid(_)
+        ));
         assert!(IdRef::parse("0").is_err());
         assert!(IdRef::parse("-3").is_err());
         assert!(IdRef::parse("abc").is_err());

@@ -40,7 +40,10 @@ pub fn normalize_room(raw: &str) -> Result<String, InputError> {
     let r = raw.trim().to_lowercase();
     crate::limits::check_name("room", &r)?;
     if r.contains('*') {
-        return Err(InputError::new("room", "must not contain `*` (use `*` alone to search all rooms)"));
+        return Err(InputError::new(
+            "room",
+            "must not contain `*` (use `*` alone to search all rooms)",
+        ));
     }
     Ok(r)
 }
@@ -50,17 +53,25 @@ pub fn normalize_room(raw: &str) -> Result<String, InputError> {
 pub fn normalize_path(path: &str) -> String {
     let p = path.replace('\\', "/").to_lowercase();
     let trimmed = p.trim_end_matches('/');
-    if trimmed.is_empty() && p.starts_with('/') { "/".to_string() } else { trimmed.to_string() }
+    if trimmed.is_empty() && p.starts_with('/') {
+        "/".to_string()
+    } else {
+        trimmed.to_string()
+    }
 }
 
 /// B's `[room_paths]`: the room of the longest prefix of `dir` that ends on a path
 /// component boundary (`/work/app` matches `/work/app/src`, not `/work/apple`).
-pub fn room_for_path<'a>(dir: &str, room_paths: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<String> {
+pub fn room_for_path<'a>(
+    dir: &str,
+    room_paths: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<String> {
     let d = normalize_path(dir);
     let mut best: Option<(usize, &str)> = None;
     for (prefix, room) in room_paths {
         let p = normalize_path(prefix);
-        let matches = d == p || (d.starts_with(&p) && (p.ends_with('/') || d[p.len()..].starts_with('/')));
+        let matches =
+            d == p || (d.starts_with(&p) && (p.ends_with('/') || d[p.len()..].starts_with('/')));
         if matches && best.is_none_or(|(len, _)| p.len() > len) {
             best = Some((p.len(), room));
         }
@@ -91,8 +102,14 @@ mod tests {
     #[test]
     fn scope_rooms() {
         assert_eq!(RoomScope::All.rooms(), None);
-        assert_eq!(RoomScope::Room("app".into()).rooms(), Some(vec!["app".into(), "common".into()]));
-        assert_eq!(RoomScope::Room("common".into()).rooms(), Some(vec!["common".into()]));
+        assert_eq!(
+            RoomScope::Room("app".into()).rooms(),
+            Some(vec!["app".into(), "common".into()])
+        );
+        assert_eq!(
+            RoomScope::Room("common".into()).rooms(),
+            Some(vec!["common".into()])
+        );
     }
 
     #[test]
@@ -105,20 +122,36 @@ mod tests {
 
     #[test]
     fn longest_prefix_on_component_boundary() {
-        let table = [("/work", "work"), ("/work/app", "app"), ("C:\\Users\\Me\\Proj", "proj")];
+        let table = [
+            ("/work", "work"),
+            ("/work/app", "app"),
+            ("C:\\Users\\Me\\Proj", "proj"),
+        ];
         let t = || table.iter().map(|(a, b)| (*a, *b));
         assert_eq!(room_for_path("/work/app/src", t()), Some("app".into()));
         assert_eq!(room_for_path("/work/apple", t()), Some("work".into()));
         assert_eq!(room_for_path("/work/app", t()), Some("app".into()));
         assert_eq!(room_for_path("/home", t()), None);
-        assert_eq!(room_for_path("c:/users/me/proj/x", t()), Some("proj".into()));
+        assert_eq!(
+            room_for_path("c:/users/me/proj/x", t()),
+            Some("proj".into())
+        );
     }
 
     #[test]
     fn remote_names() {
-        assert_eq!(repo_name_from_remote("git@github.com:owner/engram.git"), Some("engram".into()));
-        assert_eq!(repo_name_from_remote("https://github.com/owner/engram"), Some("engram".into()));
-        assert_eq!(repo_name_from_remote("https://github.com/owner/engram.git/"), Some("engram".into()));
+        assert_eq!(
+            repo_name_from_remote("git@github.com:owner/engram.git"),
+            Some("engram".into())
+        );
+        assert_eq!(
+            repo_name_from_remote("https://github.com/owner/engram"),
+            Some("engram".into())
+        );
+        assert_eq!(
+            repo_name_from_remote("https://github.com/owner/engram.git/"),
+            Some("engram".into())
+        );
         assert_eq!(repo_name_from_remote(""), None);
         assert_eq!(basename("/a/b/proj/"), Some("proj".into()));
     }

@@ -14,7 +14,11 @@ pub struct Weights {
 
 impl Default for Weights {
     fn default() -> Self {
-        Self { relevance: 0.6, activation: 0.25, importance: 0.15 }
+        Self {
+            relevance: 0.6,
+            activation: 0.25,
+            importance: 0.15,
+        }
     }
 }
 
@@ -125,7 +129,12 @@ pub struct Reached {
 /// Spreads seed scores over edges for `hops` steps: each hop carries
 /// `score · clamp(weight, 0, 1) · hop_decay`, and a node keeps the best score that reaches it
 /// (B's rule). Seeds are in the result with their own scores and one-element paths.
-pub fn spread(seeds: &[(i64, f64)], edges: &[Edge], hops: usize, hop_decay: f64) -> HashMap<i64, Reached> {
+pub fn spread(
+    seeds: &[(i64, f64)],
+    edges: &[Edge],
+    hops: usize,
+    hop_decay: f64,
+) -> HashMap<i64, Reached> {
     let mut adj: HashMap<i64, Vec<(i64, f64)>> = HashMap::new();
     for e in edges {
         let w = e.weight.clamp(0.0, 1.0);
@@ -136,15 +145,23 @@ pub fn spread(seeds: &[(i64, f64)], edges: &[Edge], hops: usize, hop_decay: f64)
     for &(id, s) in seeds {
         let better = best.get(&id).is_none_or(|r| s > r.score);
         if better {
-            best.insert(id, Reached { score: s, path: vec![id] });
+            best.insert(
+                id,
+                Reached {
+                    score: s,
+                    path: vec![id],
+                },
+            );
         }
     }
     let mut frontier: Vec<i64> = best.keys().copied().collect();
     frontier.sort_unstable();
     for _ in 0..hops {
         // Scores as they stood when this hop began, so one hop never travels two edges.
-        let snapshot: Vec<(i64, Reached)> =
-            frontier.iter().filter_map(|n| best.get(n).map(|r| (*n, r.clone()))).collect();
+        let snapshot: Vec<(i64, Reached)> = frontier
+            .iter()
+            .filter_map(|n| best.get(n).map(|r| (*n, r.clone())))
+            .collect();
         let mut next: Vec<i64> = Vec::new();
         for (node, from) in &snapshot {
             for &(nb, w) in adj.get(node).map(Vec::as_slice).unwrap_or(&[]) {
@@ -182,9 +199,16 @@ mod tests {
     fn normalisation_keeps_ratios_and_floors_weak_sets() {
         let n = normalize_relevances(&[0.25, 0.5], 0.10);
         assert_eq!(n, vec![0.5, 1.0]);
-        assert_eq!(normalize_relevances(&[0.7], 0.10), vec![1.0], "a lone match is fully relevant");
+        assert_eq!(
+            normalize_relevances(&[0.7], 0.10),
+            vec![1.0],
+            "a lone match is fully relevant"
+        );
         let weak = normalize_relevances(&[0.02, 0.05], 0.10);
-        assert!((weak[1] - 0.5).abs() < 1e-12, "weak sets are not inflated past the floor");
+        assert!(
+            (weak[1] - 0.5).abs() < 1e-12,
+            "weak sets are not inflated past the floor"
+        );
         assert!(normalize_relevances(&[], 0.1).is_empty());
     }
 
@@ -214,10 +238,26 @@ mod tests {
     #[test]
     fn spread_two_hops_with_decay_keeps_best_path() {
         let edges = [
-            Edge { a: 1, b: 2, weight: 1.0 },
-            Edge { a: 2, b: 3, weight: 0.5 },
-            Edge { a: 3, b: 4, weight: 1.0 },
-            Edge { a: 1, b: 3, weight: 0.1 },
+            Edge {
+                a: 1,
+                b: 2,
+                weight: 1.0,
+            },
+            Edge {
+                a: 2,
+                b: 3,
+                weight: 0.5,
+            },
+            Edge {
+                a: 3,
+                b: 4,
+                weight: 1.0,
+            },
+            Edge {
+                a: 1,
+                b: 3,
+                weight: 0.1,
+            },
         ];
         let r = spread(&[(1, 1.0)], &edges, 2, 0.7);
         assert!((r[&2].score - 0.7).abs() < 1e-12);

@@ -27,18 +27,150 @@ pub fn is_cjk(c: char) -> bool {
 /// English words too common to tell memories apart. Written for engram: negations ("not",
 /// "no", "never") are kept, since they change what a memory says.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
-    "can", "could", "d", "did", "do", "does", "doing", "down", "during", "each", "else", "even",
-    "ever", "every", "few", "for", "from", "further", "get", "got", "had", "has", "have", "having",
-    "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into",
-    "is", "it", "its", "itself", "just", "let", "ll", "m", "me", "might", "more", "most", "must",
-    "my", "myself", "now", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours",
-    "ourselves", "out", "over", "own", "re", "s", "same", "shall", "she", "should", "so", "some",
-    "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there",
-    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "us",
-    "ve", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
-    "whose", "why", "will", "with", "would", "yet", "you", "your", "yours", "yourself",
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "d",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "else",
+    "even",
+    "ever",
+    "every",
+    "few",
+    "for",
+    "from",
+    "further",
+    "get",
+    "got",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "let",
+    "ll",
+    "m",
+    "me",
+    "might",
+    "more",
+    "most",
+    "must",
+    "my",
+    "myself",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "ought",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "re",
+    "s",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "t",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "upon",
+    "us",
+    "ve",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "yourself",
     "yourselves",
 ];
 
@@ -115,10 +247,10 @@ pub fn fts_quote(term: &str) -> String {
 /// What a query asks of each index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryPlan {
-    /// FTS5 MATCH expression for the word index (terms OR-ed), if any word survives.
-    pub word_match: Option<String>,
-    /// FTS5 MATCH expression for the gram index (trigrams OR-ed), if any CJK run has 3+ characters.
-    pub gram_match: Option<String>,
+    /// Distinct words for the word index (stopwords removed), in query order.
+    pub words: Vec<String>,
+    /// Distinct CJK trigrams for the gram index, from runs of three or more characters.
+    pub grams: Vec<String>,
     /// Strings to find by substring scan: CJK runs of 1–2 characters, or, when the query
     /// has no word and no CJK run, its stopwords.
     pub substrings: Vec<String>,
@@ -126,12 +258,33 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     pub fn is_empty(&self) -> bool {
-        self.word_match.is_none() && self.gram_match.is_none() && self.substrings.is_empty()
+        self.words.is_empty() && self.grams.is_empty() && self.substrings.is_empty()
+    }
+
+    /// FTS5 MATCH expression for the word index: every word quoted, OR-ed (a memory need
+    /// not hold every word; BM25 ranks those that hold more, and rarer, words higher).
+    pub fn word_match(&self) -> Option<String> {
+        or_expression(&self.words)
+    }
+
+    /// FTS5 MATCH expression for the gram index.
+    pub fn gram_match(&self) -> Option<String> {
+        or_expression(&self.grams)
     }
 }
 
+fn or_expression(terms: &[String]) -> Option<String> {
+    (!terms.is_empty()).then(|| {
+        terms
+            .iter()
+            .map(|t| fts_quote(t))
+            .collect::<Vec<_>>()
+            .join(" OR ")
+    })
+}
+
 /// Most distinct terms sent to one index; longer queries keep their first terms.
-/// Recall results say nothing is cut: this bounds work, the full query still ranks.
+/// This bounds the work one query can cause; it is documented with the other limits.
 pub const MAX_QUERY_TERMS: usize = 64;
 
 /// Plans a user query. Any string is accepted; none can produce an FTS5 syntax error,
@@ -139,36 +292,25 @@ pub const MAX_QUERY_TERMS: usize = 64;
 pub fn plan_query(query: &str) -> QueryPlan {
     let terms = split(query);
     let mut plan = QueryPlan::default();
-
-    let mut words: Vec<String> = Vec::new();
     for w in terms.words {
-        if !words.contains(&w) && words.len() < MAX_QUERY_TERMS {
-            words.push(w);
+        if !plan.words.contains(&w) && plan.words.len() < MAX_QUERY_TERMS {
+            plan.words.push(w);
         }
     }
-    if !words.is_empty() {
-        plan.word_match = Some(words.iter().map(|w| fts_quote(w)).collect::<Vec<_>>().join(" OR "));
-    }
-
-    let mut grams: Vec<String> = Vec::new();
     for run in &terms.cjk_runs {
         let chars: Vec<char> = run.chars().collect();
         if chars.len() >= 3 {
             for win in chars.windows(3) {
                 let g: String = win.iter().collect();
-                if !grams.contains(&g) && grams.len() < MAX_QUERY_TERMS {
-                    grams.push(g);
+                if !plan.grams.contains(&g) && plan.grams.len() < MAX_QUERY_TERMS {
+                    plan.grams.push(g);
                 }
             }
-        } else if !plan.substrings.contains(run) {
+        } else if !plan.substrings.contains(run) && plan.substrings.len() < MAX_QUERY_TERMS {
             plan.substrings.push(run.clone());
         }
     }
-    if !grams.is_empty() {
-        plan.gram_match = Some(grams.iter().map(|g| fts_quote(g)).collect::<Vec<_>>().join(" OR "));
-    }
-
-    if plan.word_match.is_none() && plan.gram_match.is_none() && plan.substrings.is_empty() {
+    if plan.is_empty() {
         for s in terms.stopwords {
             if !plan.substrings.contains(&s) && plan.substrings.len() < 8 {
                 plan.substrings.push(s);
@@ -192,7 +334,11 @@ pub fn like_escape(s: &str) -> String {
 
 /// Content normalised for exact-duplicate detection: whitespace collapsed, lower-cased.
 pub fn normalize_for_dedup(content: &str) -> String {
-    content.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    content
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 #[cfg(test)]
@@ -223,24 +369,24 @@ mod tests {
     #[test]
     fn hostile_queries_are_quoted_terms() {
         let p = plan_query(r#"foo" OR bar* NEAR(baz) -qux AND (x) 🚀"#);
-        let m = p.word_match.unwrap();
+        let m = p.word_match().unwrap();
         assert_eq!(m, r#""foo" OR "bar" OR "near" OR "baz" OR "qux" OR "x""#);
         let p = plan_query("\"\"\"");
         assert!(p.is_empty());
         let p = plan_query("AND OR NOT");
         // `and` and `or` are stopwords; `not` is kept and searched as a word, not an operator.
-        assert_eq!(p.word_match.unwrap(), r#""not""#);
+        assert_eq!(p.word_match().unwrap(), r#""not""#);
     }
 
     #[test]
     fn cjk_queries_use_trigrams_and_substrings() {
         let p = plan_query("会議");
         assert_eq!(p.substrings, vec!["会議"]);
-        assert!(p.gram_match.is_none());
+        assert!(p.gram_match().is_none());
         let p = plan_query("議事録を");
-        assert_eq!(p.gram_match.unwrap(), r#""議事録" OR "事録を""#);
+        assert_eq!(p.gram_match().unwrap(), r#""議事録" OR "事録を""#);
         let p = plan_query("数据库 migration");
-        assert!(p.word_match.is_some() && p.gram_match.is_some());
+        assert!(p.word_match().is_some() && p.gram_match().is_some());
     }
 
     #[test]

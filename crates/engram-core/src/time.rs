@@ -30,7 +30,12 @@ pub fn format(ms: Millis) -> String {
     let days = ms.div_euclid(86_400_000);
     let rem = ms.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
-    let (h, mi, s, frac) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+    let (h, mi, s, frac) = (
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000,
+    );
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{frac:03}Z")
 }
 
@@ -39,7 +44,9 @@ pub fn format(ms: Millis) -> String {
 pub fn parse(raw: &str) -> Option<Millis> {
     let s = raw.trim();
     let num = |t: &str| -> Option<i64> {
-        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())).then(|| t.parse().ok()).flatten()
+        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse().ok())
+            .flatten()
     };
     let (date, rest) = match s.find(['T', 't', ' ']) {
         Some(i) => (&s[..i], &s[i + 1..]),
@@ -96,7 +103,8 @@ pub mod rfc3339 {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<crate::Millis, D::Error> {
         let raw = String::deserialize(d)?;
-        super::parse(&raw).ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 time: {raw:?}")))
+        super::parse(&raw)
+            .ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 time: {raw:?}")))
     }
 }
 

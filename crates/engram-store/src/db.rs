@@ -83,7 +83,10 @@ pub fn open(path: &Path) -> Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // Switching to WAL needs a brief exclusive lock; when several processes open a new store
     // at once, one of them may see SQLITE_BUSY here despite the timeout, so retry.
-    retry_busy(|| conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)).map(|_| ()))?;
+    retry_busy(|| {
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            .map(|_| ())
+    })?;
     // FULL: a transaction that returned is on disk, even if the machine loses power.
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
     migrate(&mut conn, path)?;
@@ -95,8 +98,10 @@ fn retry_busy(mut f: impl FnMut() -> rusqlite::Result<()>) -> Result<()> {
     loop {
         match f() {
             Err(rusqlite::Error::SqliteFailure(e, _))
-                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-                    && start.elapsed() < BUSY_TIMEOUT =>
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && start.elapsed() < BUSY_TIMEOUT =>
             {
                 std::thread::sleep(Duration::from_millis(20));
             }
@@ -109,7 +114,11 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
     let supported = MIGRATIONS.len() as i64;
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > supported {
-        return Err(Error::SchemaTooNew { path: path.to_path_buf(), found: current, supported });
+        return Err(Error::SchemaTooNew {
+            path: path.to_path_buf(),
+            found: current,
+            supported,
+        });
     }
     if current == supported {
         return Ok(());
@@ -143,5 +152,8 @@ pub fn create_private_dir(dir: &Path) -> Result<()> {
         use std::os::unix::fs::DirBuilderExt;
         b.mode(0o700);
     }
-    b.create(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })
+    b.create(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
 }

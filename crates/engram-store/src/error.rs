@@ -13,18 +13,28 @@ pub enum Error {
     Input(#[from] InputError),
     /// An id that names no memory (or none in the allowed tiers).
     #[error("invalid `{field}`: no memory {reference}")]
-    NotFound { field: &'static str, reference: String },
+    NotFound {
+        field: &'static str,
+        reference: String,
+    },
     #[error("database error: {0}")]
     Db(#[from] rusqlite::Error),
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{}: {message}", path.display())]
     Config { path: PathBuf, message: String },
     #[error(
         "{} has schema version {found}, newer than this engram understands ({supported}); upgrade engram",
         path.display()
     )]
-    SchemaTooNew { path: PathBuf, found: i64, supported: i64 },
+    SchemaTooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
 }
 
 impl Error {
@@ -43,6 +53,9 @@ impl Error {
     }
 
     pub(crate) fn not_found(field: &'static str, reference: impl std::fmt::Display) -> Self {
-        Error::NotFound { field, reference: reference.to_string() }
+        Error::NotFound {
+            field,
+            reference: reference.to_string(),
+        }
     }
 }

@@ -174,7 +174,10 @@ impl Store {
         check_optional_name("topic_key", &req.topic_key)?;
         check_optional_name("source", &req.source)?;
         check_optional_name("session_id", &req.session_id)?;
-        let metadata = req.metadata.clone().unwrap_or_else(|| serde_json::json!({}));
+        let metadata = req
+            .metadata
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({}));
         limits::check_metadata(&metadata)?;
         let mut importance = req.importance.unwrap_or(self.config.default_importance);
         engram_core::importance::from_number(importance, false)?;
@@ -182,14 +185,20 @@ impl Store {
             importance = importance.max(self.config.correction_min_importance);
         }
         if req.room.as_deref().map(str::trim) == Some(engram_core::room::ALL) {
-            return Err(InputError::new("room", "`*` searches every room but cannot hold a memory; name one room").into());
+            return Err(InputError::new(
+                "room",
+                "`*` searches every room but cannot hold a memory; name one room",
+            )
+            .into());
         }
         let (room, _) = rooms::resolve(&self.config, req.room.as_deref(), req.cwd.as_deref())?;
         let kind = req.kind.unwrap_or(Kind::Fact);
         let hash = content_hash(&req.content);
         let now = self.now();
 
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut related = Vec::with_capacity(req.related.len());
         for r in &req.related {
             let id = resolve_in(&tx, r)?;
@@ -214,11 +223,29 @@ impl Store {
             found
         };
         if let Some((id, _)) = dup {
-            let uid: String = tx.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |r| r.get(0))?;
-            add_event(&tx, id, EventKind::Reinforce, self.config.reinforce_weight, now, req.session_id.as_deref(), Some("duplicate remember"))?;
-            tx.execute("UPDATE memories SET updated_at = ?2 WHERE id = ?1", params![id, now])?;
+            let uid: String =
+                tx.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |r| r.get(0))?;
+            add_event(
+                &tx,
+                id,
+                EventKind::Reinforce,
+                self.config.reinforce_weight,
+                now,
+                req.session_id.as_deref(),
+                Some("duplicate remember"),
+            )?;
+            tx.execute(
+                "UPDATE memories SET updated_at = ?2 WHERE id = ?1",
+                params![id, now],
+            )?;
             tx.commit()?;
-            return Ok(RememberOutcome { action: RememberAction::Reinforced, id, uid, room, touched: vec![] });
+            return Ok(RememberOutcome {
+                action: RememberAction::Reinforced,
+                id,
+                uid,
+                room,
+                touched: vec![],
+            });
         }
 
         let uid = ulid::Ulid::from_parts(now.max(0) as u64, rand_bits()).to_string();
@@ -246,32 +273,71 @@ impl Store {
         let id = tx.last_insert_rowid();
         index_text(&tx, id, req.title.as_deref(), &req.content, &tags)?;
         let w = dynamics::create_weight(importance, &self.config.actr);
-        add_event(&tx, id, EventKind::Create, w, now, req.session_id.as_deref(), None)?;
+        add_event(
+            &tx,
+            id,
+            EventKind::Create,
+            w,
+            now,
+            req.session_id.as_deref(),
+            None,
+        )?;
         for &dst in &related {
-            upsert_link(&tx, id, dst, LinkKind::Explicit, 1.0, SetOrAdd::Set, 1.0, now)?;
+            upsert_link(
+                &tx,
+                id,
+                dst,
+                LinkKind::Explicit,
+                1.0,
+                SetOrAdd::Set,
+                1.0,
+                now,
+            )?;
         }
         tx.commit()?;
-        Ok(RememberOutcome { action: RememberAction::Created, id, uid, room, touched: related })
+        Ok(RememberOutcome {
+            action: RememberAction::Created,
+            id,
+            uid,
+            room,
+            touched: related,
+        })
     }
 
     /// Marks memories as having helped: each gets a `reinforce` event of weight
     /// `reinforce_weight × clamp(strength)`, and every pair reinforced together gets its
     /// `co_recall` link strengthened (Hebbian), both directions. Unknown ids refuse the call.
-    pub fn reinforce(&mut self, ids: &[IdRef], strength: f64, session_id: Option<&str>) -> Result<ReinforceOutcome> {
+    pub fn reinforce(
+        &mut self,
+        ids: &[IdRef],
+        strength: f64,
+        session_id: Option<&str>,
+    ) -> Result<ReinforceOutcome> {
         if ids.is_empty() {
             return Err(InputError::new("ids", "give at least one memory id").into());
         }
         if ids.len() > limits::MAX_IDS_PER_CALL {
-            return Err(InputError::new("ids", format!("has {} ids, the limit is {}", ids.len(), limits::MAX_IDS_PER_CALL)).into());
+            return Err(InputError::new(
+                "ids",
+                format!(
+                    "has {} ids, the limit is {}",
+                    ids.len(),
+                    limits::MAX_IDS_PER_CALL
+                ),
+            )
+            .into());
         }
         if !strength.is_finite() {
             return Err(InputError::new("strength", "must be a finite number").into());
         }
         let c = &self.config;
-        let weight = c.reinforce_weight * strength.clamp(c.reinforce_strength_min, c.reinforce_strength_max);
+        let weight =
+            c.reinforce_weight * strength.clamp(c.reinforce_strength_min, c.reinforce_strength_max);
         let (inc, cap) = (c.colink_increment, c.colink_max);
         let now = self.now();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut resolved: Vec<MemoryId> = Vec::new();
         for r in ids {
             let id = resolve_in(&tx, r)?;
@@ -291,13 +357,23 @@ impl Store {
             }
         }
         tx.commit()?;
-        Ok(ReinforceOutcome { reinforced: resolved, weight, co_recall_links: pairs })
+        Ok(ReinforceOutcome {
+            reinforced: resolved,
+            weight,
+            co_recall_links: pairs,
+        })
     }
 
     /// B's correction flow: a new memory holds the corrected content and a correction record,
     /// with the old memory's kind, room and tags (plus `correction`) and importance at least
     /// `correction_min_importance`; the old memory is superseded (`valid_to` = now) and linked.
-    pub fn correct(&mut self, id: &IdRef, corrected: &str, reason: &str, source: Option<&str>) -> Result<CorrectOutcome> {
+    pub fn correct(
+        &mut self,
+        id: &IdRef,
+        corrected: &str,
+        reason: &str,
+        source: Option<&str>,
+    ) -> Result<CorrectOutcome> {
         limits::check_content("content", corrected)?;
         limits::check_len("reason", reason, limits::MAX_TITLE_BYTES)?;
         if let Some(s) = source {
@@ -305,7 +381,14 @@ impl Store {
         }
         let old = self.get(id)?;
         if old.tier == Tier::Trash {
-            return Err(InputError::new("id", format!("#{} is in the trash; restore it before correcting it", old.id)).into());
+            return Err(InputError::new(
+                "id",
+                format!(
+                    "#{} is in the trash; restore it before correcting it",
+                    old.id
+                ),
+            )
+            .into());
         }
         let excerpt: String = old.content.chars().take(200).collect();
         let content = format!(
@@ -324,7 +407,9 @@ impl Store {
         let importance = old.importance.max(self.config.correction_min_importance);
         let hash = content_hash(&content);
         let uid = ulid::Ulid::from_parts(now.max(0) as u64, rand_bits()).to_string();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                    created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash)
@@ -347,15 +432,44 @@ impl Store {
         )?;
         let new_id = tx.last_insert_rowid();
         index_text(&tx, new_id, old.title.as_deref(), &content, &tags)?;
-        add_event(&tx, new_id, EventKind::Create, dynamics::create_weight(importance, &self.config.actr), now, None, None)?;
-        add_event(&tx, old.id, EventKind::Correction, 0.0, now, None, Some(&format!("corrected by #{new_id}: {reason}")))?;
+        add_event(
+            &tx,
+            new_id,
+            EventKind::Create,
+            dynamics::create_weight(importance, &self.config.actr),
+            now,
+            None,
+            None,
+        )?;
+        add_event(
+            &tx,
+            old.id,
+            EventKind::Correction,
+            0.0,
+            now,
+            None,
+            Some(&format!("corrected by #{new_id}: {reason}")),
+        )?;
         tx.execute(
             "UPDATE memories SET tier = 'superseded', valid_to = ?2, updated_at = ?2 WHERE id = ?1",
             params![old.id, now],
         )?;
-        upsert_link(&tx, new_id, old.id, LinkKind::Supersedes, 1.0, SetOrAdd::Set, 1.0, now)?;
+        upsert_link(
+            &tx,
+            new_id,
+            old.id,
+            LinkKind::Supersedes,
+            1.0,
+            SetOrAdd::Set,
+            1.0,
+            now,
+        )?;
         tx.commit()?;
-        Ok(CorrectOutcome { new_id, old_id: old.id, status: "corrected" })
+        Ok(CorrectOutcome {
+            new_id,
+            old_id: old.id,
+            status: "corrected",
+        })
     }
 
     /// Moves a memory to the trash. It stays in the store (and out of every recall) until
@@ -372,20 +486,45 @@ impl Store {
     /// replaced it, else to `active`.
     pub fn restore(&mut self, id: &IdRef) -> Result<TierChange> {
         let m = self.get(id)?;
-        let to = if m.valid_to.is_some() { Tier::Superseded } else { Tier::Active };
+        let to = if m.valid_to.is_some() {
+            Tier::Superseded
+        } else {
+            Tier::Active
+        };
         if m.tier == Tier::Active || m.tier == to {
-            return Err(InputError::new("id", format!("#{} is {}; there is nothing to restore", m.id, m.tier)).into());
+            return Err(InputError::new(
+                "id",
+                format!("#{} is {}; there is nothing to restore", m.id, m.tier),
+            )
+            .into());
         }
         self.set_tier(&m, to, "restore")
     }
 
     fn set_tier(&mut self, m: &Memory, to: Tier, why: &str) -> Result<TierChange> {
         let now = self.now();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        tx.execute("UPDATE memories SET tier = ?2, updated_at = ?3 WHERE id = ?1", params![m.id, to.as_str(), now])?;
-        add_event(&tx, m.id, EventKind::Update, 0.0, now, None, Some(&format!("{why}: {} -> {}", m.tier, to)))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "UPDATE memories SET tier = ?2, updated_at = ?3 WHERE id = ?1",
+            params![m.id, to.as_str(), now],
+        )?;
+        add_event(
+            &tx,
+            m.id,
+            EventKind::Update,
+            0.0,
+            now,
+            None,
+            Some(&format!("{why}: {} -> {}", m.tier, to)),
+        )?;
         tx.commit()?;
-        Ok(TierChange { id: m.id, from: m.tier, to })
+        Ok(TierChange {
+            id: m.id,
+            from: m.tier,
+            to,
+        })
     }
 
     /// Deletes a memory for good, with its events, links and index rows: the only hard delete.
@@ -395,56 +534,99 @@ impl Store {
         if m.tier != Tier::Trash && !force {
             return Err(InputError::new(
                 "id",
-                format!("#{} is {}, not in the trash; forget it first, or purge with force", m.id, m.tier),
+                format!(
+                    "#{} is {}, not in the trash; forget it first, or purge with force",
+                    m.id, m.tier
+                ),
             )
             .into());
         }
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let events: i64 = tx.query_row("SELECT count(*) FROM events WHERE memory_id = ?1", [m.id], |r| r.get(0))?;
-        let links: i64 =
-            tx.query_row("SELECT count(*) FROM links WHERE src = ?1 OR dst = ?1", [m.id], |r| r.get(0))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let events: i64 = tx.query_row(
+            "SELECT count(*) FROM events WHERE memory_id = ?1",
+            [m.id],
+            |r| r.get(0),
+        )?;
+        let links: i64 = tx.query_row(
+            "SELECT count(*) FROM links WHERE src = ?1 OR dst = ?1",
+            [m.id],
+            |r| r.get(0),
+        )?;
         tx.execute("DELETE FROM events WHERE memory_id = ?1", [m.id])?;
         tx.execute("DELETE FROM links WHERE src = ?1 OR dst = ?1", [m.id])?;
         tx.execute("DELETE FROM fts_words WHERE rowid = ?1", [m.id])?;
         tx.execute("DELETE FROM fts_grams WHERE rowid = ?1", [m.id])?;
         tx.execute("DELETE FROM memories WHERE id = ?1", [m.id])?;
         tx.commit()?;
-        Ok(PurgeOutcome { id: m.id, uid: m.uid, events_removed: events as usize, links_removed: links as usize })
+        Ok(PurgeOutcome {
+            id: m.id,
+            uid: m.uid,
+            events_removed: events as usize,
+            links_removed: links as usize,
+        })
     }
 
     /// Adds or updates a typed link `src → dst` (weight 0–1, default 1).
-    pub fn link(&mut self, src: &IdRef, dst: &IdRef, kind: LinkKind, weight: Option<f64>) -> Result<LinkOutcome> {
+    pub fn link(
+        &mut self,
+        src: &IdRef,
+        dst: &IdRef,
+        kind: LinkKind,
+        weight: Option<f64>,
+    ) -> Result<LinkOutcome> {
         let weight = weight.unwrap_or(1.0);
         if !(0.0..=1.0).contains(&weight) {
-            return Err(InputError::new("weight", format!("is {weight}, it must be between 0 and 1")).into());
+            return Err(InputError::new(
+                "weight",
+                format!("is {weight}, it must be between 0 and 1"),
+            )
+            .into());
         }
         let s = self.resolve_id(src)?;
         let d = self.resolve_id(dst).map_err(|e| match e {
-            Error::NotFound { reference, .. } => Error::NotFound { field: "dst", reference },
+            Error::NotFound { reference, .. } => Error::NotFound {
+                field: "dst",
+                reference,
+            },
             other => other,
         })?;
         if s == d {
             return Err(InputError::new("dst", "a memory cannot link to itself").into());
         }
         let now = self.now();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         upsert_link(&tx, s, d, kind, weight, SetOrAdd::Set, 1.0, now)?;
         tx.commit()?;
-        Ok(LinkOutcome { src: s, dst: d, kind, weight })
+        Ok(LinkOutcome {
+            src: s,
+            dst: d,
+            kind,
+            weight,
+        })
     }
 
     /// Pins or unpins a memory. Pinned memories lead every briefing.
     pub fn set_pinned(&mut self, id: &IdRef, pinned: bool) -> Result<Memory> {
         let m = self.get(id)?;
         let now = self.now();
-        self.conn.execute("UPDATE memories SET pinned = ?2, updated_at = ?3 WHERE id = ?1", params![m.id, pinned as i64, now])?;
+        self.conn.execute(
+            "UPDATE memories SET pinned = ?2, updated_at = ?3 WHERE id = ?1",
+            params![m.id, pinned as i64, now],
+        )?;
         self.get(&IdRef::Id(m.id))
     }
 
     /// A memory with its activation, event history, links and successor.
     pub fn show(&self, id: &IdRef) -> Result<MemoryDetail> {
         let memory = self.get(id)?;
-        let traces = self.traces_of(&[memory.id])?.remove(&memory.id).unwrap_or_default();
+        let traces = self
+            .traces_of(&[memory.id])?
+            .remove(&memory.id)
+            .unwrap_or_default();
         let activation = dynamics::activation(
             self.config.dynamics,
             &traces,
@@ -454,8 +636,12 @@ impl Store {
             &self.config.actr,
         );
         let mut event_counts = BTreeMap::new();
-        let mut stmt = self.conn.prepare_cached("SELECT kind, count(*) FROM events WHERE memory_id = ?1 GROUP BY kind")?;
-        for row in stmt.query_map([memory.id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT kind, count(*) FROM events WHERE memory_id = ?1 GROUP BY kind",
+        )?;
+        for row in stmt.query_map([memory.id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })? {
             let (k, n) = row?;
             event_counts.insert(k, n as u64);
         }
@@ -464,28 +650,50 @@ impl Store {
         )?;
         let recent_events = stmt
             .query_map([memory.id], |r| {
-                Ok(EventView { kind: r.get(0)?, weight: r.get(1)?, at: r.get(2)?, session_id: r.get(3)?, detail: r.get(4)? })
+                Ok(EventView {
+                    kind: r.get(0)?,
+                    weight: r.get(1)?,
+                    at: r.get(2)?,
+                    session_id: r.get(3)?,
+                    detail: r.get(4)?,
+                })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let mut stmt = self.conn.prepare_cached(
             "SELECT src, dst, kind, weight FROM links WHERE src = ?1 OR dst = ?1 ORDER BY kind, src, dst",
         )?;
         let mut links = Vec::new();
-        for row in stmt.query_map([memory.id], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get(3)?)))? {
+        for row in stmt.query_map([memory.id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get(3)?))
+        })? {
             let (src, dst, kind, weight) = row?;
             if let Ok(kind) = LinkKind::parse(&kind) {
-                links.push(LinkView { src, dst, kind, weight });
+                links.push(LinkView {
+                    src,
+                    dst,
+                    kind,
+                    weight,
+                });
             }
         }
         let superseded_by = self.successor_of(memory.id)?;
-        Ok(MemoryDetail { memory, activation, event_counts, recent_events, links, superseded_by })
+        Ok(MemoryDetail {
+            memory,
+            activation,
+            event_counts,
+            recent_events,
+            links,
+            superseded_by,
+        })
     }
 
     /// Counts by kind, tier and room; links by kind; events.
     pub fn stats(&self) -> Result<Stats> {
         let group = |sql: &str| -> Result<BTreeMap<String, u64>> {
             let mut stmt = self.conn.prepare(sql)?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+            let rows = stmt.query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         };
         let by_tier = group("SELECT tier, count(*) FROM memories GROUP BY tier")?;
@@ -503,7 +711,9 @@ impl Store {
             links_by_kind: group("SELECT kind, count(*) FROM links GROUP BY kind")?,
             event_count: events_by_kind.values().sum(),
             events_by_kind,
-            schema_version: self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+            schema_version: self
+                .conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))?,
             search: "lexical",
             dynamics: self.config.dynamics,
             db_path: self.path().display().to_string(),
@@ -512,8 +722,12 @@ impl Store {
     }
 
     /// Event traces per memory, for the dynamics.
-    pub(crate) fn traces_of(&self, ids: &[MemoryId]) -> Result<std::collections::HashMap<MemoryId, Vec<Trace>>> {
-        let mut out: std::collections::HashMap<MemoryId, Vec<Trace>> = std::collections::HashMap::new();
+    pub(crate) fn traces_of(
+        &self,
+        ids: &[MemoryId],
+    ) -> Result<std::collections::HashMap<MemoryId, Vec<Trace>>> {
+        let mut out: std::collections::HashMap<MemoryId, Vec<Trace>> =
+            std::collections::HashMap::new();
         for chunk in ids.chunks(500) {
             let sql = format!(
                 "SELECT memory_id, at, weight FROM events WHERE memory_id IN ({}) AND weight > 0",
@@ -521,7 +735,13 @@ impl Store {
             );
             let mut stmt = self.conn.prepare_cached(&sql)?;
             let rows = stmt.query_map(rusqlite::params_from_iter(chunk), |r| {
-                Ok((r.get::<_, i64>(0)?, Trace { at: r.get(1)?, weight: r.get(2)? }))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    Trace {
+                        at: r.get(1)?,
+                        weight: r.get(2)?,
+                    },
+                ))
             })?;
             for row in rows {
                 let (id, t) = row?;
@@ -543,8 +763,16 @@ impl Store {
 
 fn resolve_in(conn: &rusqlite::Connection, r: &IdRef) -> Result<MemoryId> {
     let found: Option<i64> = match r {
-        IdRef::Id(id) => conn.query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| row.get(0)).optional()?,
-        IdRef::Uid(uid) => conn.query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| row.get(0)).optional()?,
+        IdRef::Id(id) => conn
+            .query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| {
+                row.get(0)
+            })
+            .optional()?,
+        IdRef::Uid(uid) => conn
+            .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| {
+                row.get(0)
+            })
+            .optional()?,
     };
     found.ok_or_else(|| Error::not_found("ids", describe(r)))
 }
@@ -576,7 +804,8 @@ fn upsert_link(
              ON CONFLICT (src, dst, kind) DO UPDATE SET weight = min(links.weight + ?4, ?5), updated_at = ?6"
         }
     };
-    conn.prepare_cached(sql)?.execute(params![src, dst, kind.as_str(), weight, cap, now])?;
+    conn.prepare_cached(sql)?
+        .execute(params![src, dst, kind.as_str(), weight, cap, now])?;
     Ok(())
 }
 

@@ -40,7 +40,10 @@ impl Mode {
             "fast" => Ok(Mode::Fast),
             "deep" => Ok(Mode::Deep),
             "exhaustive" => Ok(Mode::Exhaustive),
-            _ => Err(InputError::new("mode", format!("{raw:?} is not a recall mode; use fast, deep or exhaustive"))),
+            _ => Err(InputError::new(
+                "mode",
+                format!("{raw:?} is not a recall mode; use fast, deep or exhaustive"),
+            )),
         }
     }
 }
@@ -98,6 +101,8 @@ pub struct Hit {
     pub relevance: f64,
     /// Activation now, under the configured dynamics.
     pub activation: f64,
+    /// Share of the query's terms the memory holds (0 for memories reached over links).
+    pub coverage: f64,
     pub via: Via,
     /// For associative hits: the ids from the matching memory to this one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -145,7 +150,9 @@ impl Store {
         }
         let scope = match req.room.as_deref().map(str::trim) {
             Some(engram_core::room::ALL) => RoomScope::All,
-            explicit => RoomScope::Room(crate::rooms::resolve(&self.config, explicit, req.cwd.as_deref())?.0),
+            explicit => RoomScope::Room(
+                crate::rooms::resolve(&self.config, explicit, req.cwd.as_deref())?.0,
+            ),
         };
         let rooms = scope.rooms();
         let kinds = (!req.kinds.is_empty()).then(|| req.kinds.clone());
@@ -166,7 +173,11 @@ impl Store {
                 let auto = m != Mode::Deep;
                 (r, m, auto)
             }
-            Mode::Exhaustive => (self.exhaustive(req, &kinds, &rooms)?, Mode::Exhaustive, false),
+            Mode::Exhaustive => (
+                self.exhaustive(req, &kinds, &rooms)?,
+                Mode::Exhaustive,
+                false,
+            ),
         };
         ranked.hits.truncate(req.limit);
         for hit in &mut ranked.hits {
@@ -183,9 +194,19 @@ impl Store {
         if req.record_hits && !ranked.hits.is_empty() {
             let now = self.now();
             let w = self.config.recall_hit_weight;
-            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
             for hit in &ranked.hits {
-                add_event(&tx, hit.memory.id, EventKind::RecallHit, w, now, req.session_id.as_deref(), None)?;
+                add_event(
+                    &tx,
+                    hit.memory.id,
+                    EventKind::RecallHit,
+                    w,
+                    now,
+                    req.session_id.as_deref(),
+                    None,
+                )?;
             }
             tx.commit()?;
         }
@@ -215,19 +236,33 @@ impl Store {
         Ok((deep, Mode::Deep))
     }
 
-    fn fast(&self, req: &RecallRequest, kinds: &Option<Vec<Kind>>, rooms: &Option<Vec<String>>) -> Result<Ranked> {
+    fn fast(
+        &self,
+        req: &RecallRequest,
+        kinds: &Option<Vec<Kind>>,
+        rooms: &Option<Vec<String>>,
+    ) -> Result<Ranked> {
         let filter = Filter {
             tiers: vec![Tier::Active],
             kinds: kinds.clone(),
-            exclude_kinds: if kinds.is_none() { vec![Kind::Episode] } else { vec![] },
+            exclude_kinds: if kinds.is_none() {
+                vec![Kind::Episode]
+            } else {
+                vec![]
+            },
             rooms: rooms.clone(),
         };
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
-        self.rank(&cands, Via::Direct)
+        self.rank(&plan, &cands, Via::Direct)
     }
 
-    fn deep(&self, req: &RecallRequest, kinds: &Option<Vec<Kind>>, rooms: &Option<Vec<String>>) -> Result<Ranked> {
+    fn deep(
+        &self,
+        req: &RecallRequest,
+        kinds: &Option<Vec<Kind>>,
+        rooms: &Option<Vec<String>>,
+    ) -> Result<Ranked> {
         let filter = Filter {
             tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
             kinds: kinds.clone(),
@@ -236,32 +271,49 @@ impl Store {
         };
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
-        let mut direct = self.rank(&cands, Via::Direct)?;
+        let mut direct = self.rank(&plan, &cands, Via::Direct)?;
         if self.config.max_hops == 0 || direct.hits.is_empty() {
             return Ok(direct);
         }
         // Seeds: the best direct hits, carrying their raw relevance into the graph.
-        let seeds: Vec<(MemoryId, f64)> =
-            direct.hits.iter().take(req.limit.max(5)).map(|h| (h.memory.id, h.relevance)).collect();
-        let edges = self.edges_around(&seeds.iter().map(|s| s.0).collect::<Vec<_>>(), self.config.max_hops)?;
+        let seeds: Vec<(MemoryId, f64)> = direct
+            .hits
+            .iter()
+            .take(req.limit.max(5))
+            .map(|h| (h.memory.id, h.relevance))
+            .collect();
+        let edges = self.edges_around(
+            &seeds.iter().map(|s| s.0).collect::<Vec<_>>(),
+            self.config.max_hops,
+        )?;
         let reached = scoring::spread(&seeds, &edges, self.config.max_hops, self.config.hop_decay);
         let known: HashSet<MemoryId> = direct.hits.iter().map(|h| h.memory.id).collect();
-        let new_ids: Vec<MemoryId> = reached.keys().copied().filter(|id| !known.contains(id)).collect();
+        let new_ids: Vec<MemoryId> = reached
+            .keys()
+            .copied()
+            .filter(|id| !known.contains(id))
+            .collect();
         if new_ids.is_empty() {
             return Ok(direct);
         }
-        let memories: Vec<Memory> = self.load_many(&new_ids)?.into_iter().filter(|m| filter.allows(m)).collect();
+        let memories: Vec<Memory> = self
+            .load_many(&new_ids)?
+            .into_iter()
+            .filter(|m| filter.allows(m))
+            .collect();
         let traces = self.traces_of(&memories.iter().map(|m| m.id).collect::<Vec<_>>())?;
         let now = self.now();
         let w = self.config.weights();
         for m in memories {
             let r = &reached[&m.id];
-            let act = self.activation_of(&m, traces.get(&m.id).map(Vec::as_slice).unwrap_or(&[]), now);
+            let act =
+                self.activation_of(&m, traces.get(&m.id).map(Vec::as_slice).unwrap_or(&[]), now);
             let score = scoring::final_score(&w, r.score, act, m.importance);
             direct.hits.push(Hit {
                 score,
                 relevance: r.score,
                 activation: act,
+                coverage: 0.0,
                 via: Via::Associative,
                 path: Some(r.path.clone()),
                 superseded_by: None,
@@ -269,11 +321,20 @@ impl Store {
                 memory: m,
             });
         }
-        direct.hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id)));
+        direct.hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.memory.id.cmp(&b.memory.id))
+        });
         Ok(direct)
     }
 
-    fn exhaustive(&self, req: &RecallRequest, kinds: &Option<Vec<Kind>>, rooms: &Option<Vec<String>>) -> Result<Ranked> {
+    fn exhaustive(
+        &self,
+        req: &RecallRequest,
+        kinds: &Option<Vec<Kind>>,
+        rooms: &Option<Vec<String>>,
+    ) -> Result<Ranked> {
         let filter = Filter {
             tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
             kinds: kinds.clone(),
@@ -292,7 +353,9 @@ impl Store {
         let kept: Vec<(MemoryId, f64)> = cands.into_iter().filter(|c| c.1 >= floor).collect();
         let memories = self.load_many(&kept.iter().map(|c| c.0).collect::<Vec<_>>())?;
         let by_id: HashMap<MemoryId, Memory> = memories.into_iter().map(|m| (m.id, m)).collect();
-        let traces = self.traces_of(&kept.iter().map(|c| c.0).collect::<Vec<_>>())?;
+        let kept_ids: Vec<MemoryId> = kept.iter().map(|c| c.0).collect();
+        let traces = self.traces_of(&kept_ids)?;
+        let coverage = self.coverage(&plan, &kept_ids, true)?;
         let now = self.now();
         let mut hits: Vec<Hit> = Vec::with_capacity(kept.len());
         for (id, rel) in &kept {
@@ -302,6 +365,7 @@ impl Store {
                 score: *rel,
                 relevance: *rel,
                 activation: act,
+                coverage: coverage.get(id).copied().unwrap_or(0.0),
                 via: Via::Exhaustive,
                 path: None,
                 superseded_by: None,
@@ -310,19 +374,34 @@ impl Store {
             });
         }
         hits.sort_by(|a, b| {
-            b.relevance.total_cmp(&a.relevance).then(b.activation.total_cmp(&a.activation)).then(a.memory.id.cmp(&b.memory.id))
+            b.relevance
+                .total_cmp(&a.relevance)
+                .then(b.activation.total_cmp(&a.activation))
+                .then(a.memory.id.cmp(&b.memory.id))
         });
-        let best = hits.first().map(|h| h.relevance).unwrap_or(0.0);
-        Ok(Ranked { candidates: hits.len(), hits, best_raw: best, best_relevance: best })
+        let best = hits.iter().map(|h| h.coverage).fold(0.0, f64::max);
+        Ok(Ranked {
+            candidates: hits.len(),
+            hits,
+            best_raw: best,
+            best_relevance: best,
+        })
     }
 
-    /// Scores candidates: normalised relevance for ordering, raw relevance for the
-    /// best-raw-score threshold.
-    fn rank(&self, cands: &[(MemoryId, f64)], via: Via) -> Result<Ranked> {
+    /// Scores candidates: BM25 relevance scaled to the best candidate orders them; query
+    /// coverage stands in for relevance in the best *raw* score that decides whether the
+    /// result is weak (BM25 alone is tiny in a small store, whatever the match).
+    fn rank(
+        &self,
+        plan: &engram_core::text::QueryPlan,
+        cands: &[(MemoryId, f64)],
+        via: Via,
+    ) -> Result<Ranked> {
         let ids: Vec<MemoryId> = cands.iter().map(|c| c.0).collect();
         let memories = self.load_many(&ids)?;
         let by_id: HashMap<MemoryId, Memory> = memories.into_iter().map(|m| (m.id, m)).collect();
         let traces = self.traces_of(&ids)?;
+        let coverage = self.coverage(plan, &ids, false)?;
         let raw: Vec<f64> = cands.iter().map(|c| c.1).collect();
         let norm = scoring::normalize_relevances(&raw, self.config.relevance_norm_floor);
         let now = self.now();
@@ -330,15 +409,17 @@ impl Store {
         let mut best_raw: f64 = 0.0;
         let mut best_relevance: f64 = 0.0;
         let mut hits = Vec::with_capacity(cands.len());
-        for (i, (id, rel)) in cands.iter().enumerate() {
+        for (i, (id, _)) in cands.iter().enumerate() {
             let Some(m) = by_id.get(id) else { continue };
             let act = self.activation_of(m, traces.get(id).map(Vec::as_slice).unwrap_or(&[]), now);
-            best_raw = best_raw.max(scoring::final_score(&w, *rel, act, m.importance));
-            best_relevance = best_relevance.max(*rel);
+            let cov = coverage.get(id).copied().unwrap_or(0.0);
+            best_raw = best_raw.max(scoring::final_score(&w, cov, act, m.importance));
+            best_relevance = best_relevance.max(cov);
             hits.push(Hit {
                 score: scoring::final_score(&w, norm[i], act, m.importance),
                 relevance: norm[i],
                 activation: act,
+                coverage: cov,
                 via,
                 path: None,
                 superseded_by: None,
@@ -346,12 +427,33 @@ impl Store {
                 memory: m.clone(),
             });
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id)));
-        Ok(Ranked { candidates: hits.len(), hits, best_raw, best_relevance })
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.memory.id.cmp(&b.memory.id))
+        });
+        Ok(Ranked {
+            candidates: hits.len(),
+            hits,
+            best_raw,
+            best_relevance,
+        })
     }
 
-    fn activation_of(&self, m: &Memory, traces: &[dynamics::Trace], now: engram_core::Millis) -> f64 {
-        dynamics::activation(self.config.dynamics, traces, now, m.importance, m.kind.decay_class(), &self.config.actr)
+    fn activation_of(
+        &self,
+        m: &Memory,
+        traces: &[dynamics::Trace],
+        now: engram_core::Millis,
+    ) -> f64 {
+        dynamics::activation(
+            self.config.dynamics,
+            traces,
+            now,
+            m.importance,
+            m.kind.decay_class(),
+            &self.config.actr,
+        )
     }
 
     /// Links within `hops` of `seeds` that spreading activation walks, as undirected edges
@@ -367,11 +469,18 @@ impl Store {
             let mut next = Vec::new();
             for chunk in frontier.chunks(400) {
                 let ph = crate::store::placeholders(chunk.len());
-                let sql = format!("SELECT src, dst, kind, weight FROM links WHERE src IN ({ph}) OR dst IN ({ph})");
+                let sql = format!(
+                    "SELECT src, dst, kind, weight FROM links WHERE src IN ({ph}) OR dst IN ({ph})"
+                );
                 let mut stmt = self.conn.prepare_cached(&sql)?;
                 let params: Vec<i64> = chunk.iter().chain(chunk.iter()).copied().collect();
                 let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, f64>(3)?))
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, f64>(3)?,
+                    ))
                 })?;
                 for row in rows {
                     let (a, b, kind, w) = row?;
@@ -390,6 +499,9 @@ impl Store {
             }
             frontier = next;
         }
-        Ok(edges.into_iter().map(|((a, b), weight)| Edge { a, b, weight }).collect())
+        Ok(edges
+            .into_iter()
+            .map(|((a, b), weight)| Edge { a, b, weight })
+            .collect())
     }
 }

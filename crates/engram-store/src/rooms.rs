@@ -22,19 +22,31 @@ pub enum RoomSource {
 }
 
 /// Resolves the room for a write (or the home room of a read).
-pub fn resolve(config: &Config, explicit: Option<&str>, cwd: Option<&Path>) -> Result<(String, RoomSource), InputError> {
+pub fn resolve(
+    config: &Config,
+    explicit: Option<&str>,
+    cwd: Option<&Path>,
+) -> Result<(String, RoomSource), InputError> {
     if let Some(r) = explicit.filter(|r| !r.trim().is_empty()) {
         return Ok((room::normalize_room(r)?, RoomSource::Explicit));
     }
-    let Some(cwd) = cwd else { return Ok((COMMON.to_string(), RoomSource::Default)) };
+    let Some(cwd) = cwd else {
+        return Ok((COMMON.to_string(), RoomSource::Default));
+    };
     let dir = cwd.to_string_lossy();
-    if let Some(r) = room::room_for_path(&dir, config.room_paths.iter().map(|(a, b)| (a.as_str(), b.as_str()))) {
+    if let Some(r) = room::room_for_path(
+        &dir,
+        config
+            .room_paths
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str())),
+    ) {
         return Ok((room::normalize_room(&r)?, RoomSource::RoomPaths));
     }
-    if let Some((r, src)) = detect_project(cwd) {
-        if let Ok(r) = room::normalize_room(&r) {
-            return Ok((r, src));
-        }
+    if let Some((r, src)) = detect_project(cwd)
+        && let Ok(r) = room::normalize_room(&r)
+    {
+        return Ok((r, src));
     }
     Ok((COMMON.to_string(), RoomSource::Default))
 }
@@ -43,21 +55,30 @@ pub fn resolve(config: &Config, explicit: Option<&str>, cwd: Option<&Path>) -> R
 fn detect_project(dir: &Path) -> Option<(String, RoomSource)> {
     for d in dir.ancestors().take(64) {
         let cfg = d.join(".engram").join("config.json");
-        if let Ok(text) = std::fs::read_to_string(&cfg) {
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                let name = v.get("room").or_else(|| v.get("project_name")).and_then(|n| n.as_str());
-                if let Some(n) = name.filter(|n| !n.trim().is_empty()) {
-                    return Some((n.to_string(), RoomSource::ProjectConfig));
-                }
+        if let Ok(text) = std::fs::read_to_string(&cfg)
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+        {
+            let name = v
+                .get("room")
+                .or_else(|| v.get("project_name"))
+                .and_then(|n| n.as_str());
+            if let Some(n) = name.filter(|n| !n.trim().is_empty()) {
+                return Some((n.to_string(), RoomSource::ProjectConfig));
             }
         }
         let git = d.join(".git");
         if git.exists() {
-            let config_file = if git.is_dir() { Some(git.join("config")) } else { gitdir_config(&git) };
-            if let Some(remote) = config_file.and_then(|c| std::fs::read_to_string(c).ok()).and_then(|t| origin_url(&t)) {
-                if let Some(name) = room::repo_name_from_remote(&remote) {
-                    return Some((name, RoomSource::GitRemote));
-                }
+            let config_file = if git.is_dir() {
+                Some(git.join("config"))
+            } else {
+                gitdir_config(&git)
+            };
+            if let Some(remote) = config_file
+                .and_then(|c| std::fs::read_to_string(c).ok())
+                .and_then(|t| origin_url(&t))
+                && let Some(name) = room::repo_name_from_remote(&remote)
+            {
+                return Some((name, RoomSource::GitRemote));
             }
             return room::basename(&d.to_string_lossy()).map(|n| (n, RoomSource::GitRoot));
         }
@@ -71,7 +92,9 @@ fn gitdir_config(git_file: &Path) -> Option<std::path::PathBuf> {
     let gitdir = text.trim().strip_prefix("gitdir:")?.trim();
     let base = git_file.parent()?;
     let gd = base.join(gitdir);
-    let common = std::fs::read_to_string(gd.join("commondir")).ok().map(|c| gd.join(c.trim()));
+    let common = std::fs::read_to_string(gd.join("commondir"))
+        .ok()
+        .map(|c| gd.join(c.trim()));
     Some(common.unwrap_or(gd).join("config"))
 }
 
@@ -84,12 +107,11 @@ fn origin_url(config: &str) -> Option<String> {
             in_origin = l.replace(' ', "") == "[remote\"origin\"]";
             continue;
         }
-        if in_origin {
-            if let Some((k, v)) = l.split_once('=') {
-                if k.trim() == "url" {
-                    return Some(v.trim().to_string());
-                }
-            }
+        if in_origin
+            && let Some((k, v)) = l.split_once('=')
+            && k.trim() == "url"
+        {
+            return Some(v.trim().to_string());
         }
     }
     None
@@ -108,20 +130,46 @@ mod tests {
         std::fs::write(repo.join(".git/config"), "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = git@example.com:me/Engram-App.git\n").unwrap();
 
         let mut c = Config::default();
-        assert_eq!(resolve(&c, Some("Mine"), Some(&repo)).unwrap(), ("mine".into(), RoomSource::Explicit));
-        assert_eq!(resolve(&c, None, Some(&repo.join("src"))).unwrap(), ("engram-app".into(), RoomSource::GitRemote));
-        assert_eq!(resolve(&c, None, None).unwrap(), ("common".into(), RoomSource::Default));
-        assert_eq!(resolve(&c, None, Some(dir.path())).unwrap(), ("common".into(), RoomSource::Default));
+        assert_eq!(
+            resolve(&c, Some("Mine"), Some(&repo)).unwrap(),
+            ("mine".into(), RoomSource::Explicit)
+        );
+        assert_eq!(
+            resolve(&c, None, Some(&repo.join("src"))).unwrap(),
+            ("engram-app".into(), RoomSource::GitRemote)
+        );
+        assert_eq!(
+            resolve(&c, None, None).unwrap(),
+            ("common".into(), RoomSource::Default)
+        );
+        assert_eq!(
+            resolve(&c, None, Some(dir.path())).unwrap(),
+            ("common".into(), RoomSource::Default)
+        );
 
         std::fs::write(repo.join(".git/config"), "[core]\n").unwrap();
-        assert_eq!(resolve(&c, None, Some(&repo)).unwrap(), ("myrepo".into(), RoomSource::GitRoot));
+        assert_eq!(
+            resolve(&c, None, Some(&repo)).unwrap(),
+            ("myrepo".into(), RoomSource::GitRoot)
+        );
 
         std::fs::create_dir_all(repo.join("src/.engram")).unwrap();
-        std::fs::write(repo.join("src/.engram/config.json"), r#"{"project_name": "Sub"}"#).unwrap();
-        assert_eq!(resolve(&c, None, Some(&repo.join("src"))).unwrap(), ("sub".into(), RoomSource::ProjectConfig));
+        std::fs::write(
+            repo.join("src/.engram/config.json"),
+            r#"{"project_name": "Sub"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            resolve(&c, None, Some(&repo.join("src"))).unwrap(),
+            ("sub".into(), RoomSource::ProjectConfig)
+        );
 
-        c.room_paths.insert(repo.to_string_lossy().into_owned(), "mapped".into());
-        assert_eq!(resolve(&c, None, Some(&repo.join("src"))).unwrap(), ("mapped".into(), RoomSource::RoomPaths));
+        c.room_paths
+            .insert(repo.to_string_lossy().into_owned(), "mapped".into());
+        assert_eq!(
+            resolve(&c, None, Some(&repo.join("src"))).unwrap(),
+            ("mapped".into(), RoomSource::RoomPaths)
+        );
         assert!(resolve(&c, Some("bad*room"), None).is_err());
     }
 }

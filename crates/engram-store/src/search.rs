@@ -31,15 +31,25 @@ impl Filter {
     fn sql(&self) -> (String, Vec<Value>) {
         let mut sql = String::new();
         let mut params: Vec<Value> = Vec::new();
-        sql.push_str(&format!(" AND m.tier IN ({})", placeholders(self.tiers.len())));
+        sql.push_str(&format!(
+            " AND m.tier IN ({})",
+            placeholders(self.tiers.len())
+        ));
         params.extend(self.tiers.iter().map(|t| Value::Text(t.as_str().into())));
         if let Some(kinds) = &self.kinds {
             sql.push_str(&format!(" AND m.kind IN ({})", placeholders(kinds.len())));
             params.extend(kinds.iter().map(|k| Value::Text(k.as_str().into())));
         }
         if !self.exclude_kinds.is_empty() {
-            sql.push_str(&format!(" AND m.kind NOT IN ({})", placeholders(self.exclude_kinds.len())));
-            params.extend(self.exclude_kinds.iter().map(|k| Value::Text(k.as_str().into())));
+            sql.push_str(&format!(
+                " AND m.kind NOT IN ({})",
+                placeholders(self.exclude_kinds.len())
+            ));
+            params.extend(
+                self.exclude_kinds
+                    .iter()
+                    .map(|k| Value::Text(k.as_str().into())),
+            );
         }
         if let Some(rooms) = &self.rooms {
             sql.push_str(&format!(" AND m.room IN ({})", placeholders(rooms.len())));
@@ -68,11 +78,11 @@ impl Store {
     ) -> Result<Candidates> {
         let mut channels: Vec<HashMap<MemoryId, f64>> = Vec::new();
         let scale = self.config.bm25_scale;
-        if let Some(m) = &plan.word_match {
-            channels.push(self.fts_channel("fts_words", m, filter, k, scale)?);
+        if let Some(m) = plan.word_match() {
+            channels.push(self.fts_channel("fts_words", &m, filter, k, scale)?);
         }
-        if let Some(m) = &plan.gram_match {
-            channels.push(self.fts_channel("fts_grams", m, filter, k, scale)?);
+        if let Some(m) = plan.gram_match() {
+            channels.push(self.fts_channel("fts_grams", &m, filter, k, scale)?);
         }
         let mut subs: Vec<String> = plan.substrings.clone();
         for s in extra_substrings {
@@ -96,8 +106,69 @@ impl Store {
         Ok(out)
     }
 
+    /// The share of the query's terms each memory holds, in `[0, 1]`: an absolute measure
+    /// (BM25 is relative to the corpus and tiny in a small store) used to decide whether a
+    /// result is weak enough to look harder. With `partial`, a word also counts when it
+    /// appears inside a longer word (exhaustive recall).
+    pub(crate) fn coverage(
+        &self,
+        plan: &QueryPlan,
+        ids: &[MemoryId],
+        partial: bool,
+    ) -> Result<HashMap<MemoryId, f64>> {
+        let terms = plan.words.len() + plan.grams.len() + plan.substrings.len();
+        if ids.is_empty() || terms == 0 {
+            return Ok(HashMap::new());
+        }
+        let ph = placeholders(ids.len());
+        let ids_sql = format!("m.id IN ({ph})");
+        let contains = "(m.content LIKE ? ESCAPE '\\' OR ifnull(m.title, '') LIKE ? ESCAPE '\\')";
+        let word_sql = "m.id IN (SELECT rowid FROM fts_words WHERE fts_words MATCH ?)";
+        let gram_sql = "m.id IN (SELECT rowid FROM fts_grams WHERE fts_grams MATCH ?)";
+        let mut got: HashMap<MemoryId, usize> = HashMap::new();
+        let mut run = |cond: &str, params: Vec<Value>| -> Result<()> {
+            let sql = format!("SELECT m.id FROM memories m WHERE {ids_sql} AND {cond}");
+            let mut all: Vec<Value> = ids.iter().map(|i| Value::Integer(*i)).collect();
+            all.extend(params);
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            for id in stmt.query_map(rusqlite::params_from_iter(all), |r| r.get::<_, i64>(0))? {
+                *got.entry(id?).or_insert(0) += 1;
+            }
+            Ok(())
+        };
+        let like = |s: &str| Value::Text(format!("%{}%", like_escape(s)));
+        for w in &plan.words {
+            let q = Value::Text(engram_core::text::fts_quote(w));
+            if partial {
+                run(
+                    &format!("({word_sql} OR {contains})"),
+                    vec![q, like(w), like(w)],
+                )?;
+            } else {
+                run(word_sql, vec![q])?;
+            }
+        }
+        for g in &plan.grams {
+            run(gram_sql, vec![Value::Text(engram_core::text::fts_quote(g))])?;
+        }
+        for sub in &plan.substrings {
+            run(contains, vec![like(sub), like(sub)])?;
+        }
+        Ok(got
+            .into_iter()
+            .map(|(id, n)| (id, (n as f64 / terms as f64).min(1.0)))
+            .collect())
+    }
+
     /// One FTS5 index: relevance `1 − e^{bm25 / scale}` (bm25 is negative; lower is better).
-    fn fts_channel(&self, table: &str, expr: &str, filter: &Filter, k: usize, scale: f64) -> Result<HashMap<MemoryId, f64>> {
+    fn fts_channel(
+        &self,
+        table: &str,
+        expr: &str,
+        filter: &Filter,
+        k: usize,
+        scale: f64,
+    ) -> Result<HashMap<MemoryId, f64>> {
         let (fsql, fparams) = filter.sql();
         let sql = format!(
             "SELECT m.id, bm25({table}) AS s FROM {table} JOIN memories m ON m.id = {table}.rowid \
@@ -107,11 +178,17 @@ impl Store {
         params.extend(fparams);
         params.push(Value::Integer(k as i64));
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?))
+        })?;
         let mut out = HashMap::new();
         for row in rows {
             let (id, bm25) = row?;
-            let rel = if bm25 < 0.0 { 1.0 - (bm25 / scale).exp() } else { 0.0 };
+            let rel = if bm25 < 0.0 {
+                1.0 - (bm25 / scale).exp()
+            } else {
+                0.0
+            };
             out.insert(id, rel);
         }
         Ok(out)
@@ -119,11 +196,18 @@ impl Store {
 
     /// Substring scan (`LIKE`, case-insensitive for ASCII). A memory's relevance is the mean
     /// over the substrings of `N / (N + df)` for those it contains: rare strings weigh more.
-    fn substring_channel(&self, subs: &[String], filter: &Filter) -> Result<HashMap<MemoryId, f64>> {
+    fn substring_channel(
+        &self,
+        subs: &[String],
+        filter: &Filter,
+    ) -> Result<HashMap<MemoryId, f64>> {
         let (fsql, fparams) = filter.sql();
         let total: i64 = {
             let sql = format!("SELECT count(*) FROM memories m WHERE 1 = 1{fsql}");
-            self.conn.query_row(&sql, rusqlite::params_from_iter(fparams.clone()), |r| r.get(0))?
+            self.conn
+                .query_row(&sql, rusqlite::params_from_iter(fparams.clone()), |r| {
+                    r.get(0)
+                })?
         };
         let sql = format!(
             "SELECT m.id FROM memories m WHERE (m.content LIKE ?1 ESCAPE '\\' OR ifnull(m.title, '') LIKE ?1 ESCAPE '\\'){fsql}"
@@ -133,8 +217,9 @@ impl Store {
             let mut params: Vec<Value> = vec![Value::Text(format!("%{}%", like_escape(s)))];
             params.extend(fparams.iter().cloned());
             let mut stmt = self.conn.prepare_cached(&sql)?;
-            let ids: Vec<i64> =
-                stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            let ids: Vec<i64> = stmt
+                .query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
             let rel = like_relevance(total.max(0) as usize, ids.len()) / subs.len() as f64;
             for id in ids {
                 *out.entry(id).or_insert(0.0) += rel;

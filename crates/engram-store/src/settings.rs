@@ -18,13 +18,17 @@ pub struct Home {
 impl Home {
     /// `ENGRAM_HOME` if set, else `~/.engram`.
     pub fn from_env(engram_home: Option<&str>, user_home: Option<&str>) -> Result<Home> {
-        let root = match (engram_home.filter(|s| !s.is_empty()), user_home.filter(|s| !s.is_empty())) {
+        let root = match (
+            engram_home.filter(|s| !s.is_empty()),
+            user_home.filter(|s| !s.is_empty()),
+        ) {
             (Some(h), _) => PathBuf::from(h),
             (None, Some(u)) => Path::new(u).join(".engram"),
             (None, None) => {
                 return Err(Error::Config {
                     path: PathBuf::from("~/.engram"),
-                    message: "neither ENGRAM_HOME nor HOME is set; set ENGRAM_HOME to a directory".into(),
+                    message: "neither ENGRAM_HOME nor HOME is set; set ENGRAM_HOME to a directory"
+                        .into(),
                 });
             }
         };
@@ -51,20 +55,27 @@ pub struct Loaded {
 /// from `env`. A file that does not parse, or a value of the wrong type, is an error that
 /// names the file and the key; a broken file never silently falls back to defaults.
 pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
-    let err = |message: String| Error::Config { path: config_path.to_path_buf(), message };
+    let err = |message: String| Error::Config {
+        path: config_path.to_path_buf(),
+        message,
+    };
     let mut table = toml::Table::try_from(Config::default()).map_err(|e| err(e.to_string()))?;
     let known: Vec<String> = table.keys().cloned().collect();
     let mut unknown_keys = Vec::new();
 
     match std::fs::read_to_string(config_path) {
         Ok(text) => {
-            let file: toml::Table = text.parse().map_err(|e: toml::de::Error| err(e.to_string()))?;
+            let file: toml::Table = text
+                .parse()
+                .map_err(|e: toml::de::Error| err(e.to_string()))?;
             for (k, v) in file {
                 if !known.contains(&k) {
                     unknown_keys.push(k.clone());
                 }
                 match (table.get_mut(&k), v) {
-                    (Some(toml::Value::Table(base)), toml::Value::Table(over)) if k != "room_paths" => {
+                    (Some(toml::Value::Table(base)), toml::Value::Table(over))
+                        if k != "room_paths" =>
+                    {
                         base.extend(over);
                     }
                     (_, v) => {
@@ -74,11 +85,18 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => return Err(Error::Io { path: config_path.to_path_buf(), source }),
+        Err(source) => {
+            return Err(Error::Io {
+                path: config_path.to_path_buf(),
+                source,
+            });
+        }
     }
 
     for (name, raw) in env {
-        let Some(key) = name.strip_prefix("ENGRAM_").map(str::to_ascii_lowercase) else { continue };
+        let Some(key) = name.strip_prefix("ENGRAM_").map(str::to_ascii_lowercase) else {
+            continue;
+        };
         if !known.contains(&key) || matches!(table.get(&key), Some(toml::Value::Table(_))) {
             continue; // ENGRAM_HOME and the like are not settings
         }
@@ -89,8 +107,13 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
     let config: Config = table
         .try_into()
         .map_err(|e: toml::de::Error| err(format!("{e} (after applying ENGRAM_* variables)")))?;
-    config.validate().map_err(|e| err(format!("setting {}", e)))?;
-    Ok(Loaded { config, unknown_keys })
+    config
+        .validate()
+        .map_err(|e| err(format!("setting {}", e)))?;
+    Ok(Loaded {
+        config,
+        unknown_keys,
+    })
 }
 
 /// An environment value as TOML: a number or boolean when it reads as one, else a string.
@@ -115,7 +138,10 @@ mod tests {
     use engram_core::dynamics::DynamicsModel;
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]
@@ -135,13 +161,27 @@ mod tests {
         assert_eq!(file.config.dynamics, DynamicsModel::Strength);
         assert_eq!(file.config.room_paths.get("/work/app").unwrap(), "app");
         assert_eq!(file.config.actr.center, -5.0);
-        assert_eq!(file.config.actr.scale, 1.5, "unset nested keys keep their defaults");
+        assert_eq!(
+            file.config.actr.scale, 1.5,
+            "unset nested keys keep their defaults"
+        );
         assert_eq!(file.unknown_keys, vec!["mystery"]);
 
-        let both = load(&path, &env(&[("ENGRAM_W_RELEVANCE", "0.7"), ("ENGRAM_HOME", "/x"), ("OTHER", "1")])).unwrap();
+        let both = load(
+            &path,
+            &env(&[
+                ("ENGRAM_W_RELEVANCE", "0.7"),
+                ("ENGRAM_HOME", "/x"),
+                ("OTHER", "1"),
+            ]),
+        )
+        .unwrap();
         assert_eq!(both.config.w_relevance, 0.7);
         let int = load(&path, &env(&[("ENGRAM_W_RELEVANCE", "1")])).unwrap();
-        assert_eq!(int.config.w_relevance, 1.0, "integers are accepted where floats are expected");
+        assert_eq!(
+            int.config.w_relevance, 1.0,
+            "integers are accepted where floats are expected"
+        );
     }
 
     #[test]
@@ -157,15 +197,26 @@ mod tests {
         assert!(e.contains("w_relevance"), "{e}");
 
         std::fs::write(&path, "").unwrap();
-        let e = load(&path, &env(&[("ENGRAM_DYNAMICS", "quantum")])).unwrap_err().to_string();
+        let e = load(&path, &env(&[("ENGRAM_DYNAMICS", "quantum")]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("quantum") || e.contains("dynamics"), "{e}");
     }
 
     #[test]
     fn home_resolution() {
-        assert_eq!(Home::from_env(Some("/e"), Some("/u")).unwrap().root, PathBuf::from("/e"));
-        assert_eq!(Home::from_env(None, Some("/u")).unwrap().root, PathBuf::from("/u/.engram"));
-        assert_eq!(Home::from_env(Some(""), Some("/u")).unwrap().root, PathBuf::from("/u/.engram"));
+        assert_eq!(
+            Home::from_env(Some("/e"), Some("/u")).unwrap().root,
+            PathBuf::from("/e")
+        );
+        assert_eq!(
+            Home::from_env(None, Some("/u")).unwrap().root,
+            PathBuf::from("/u/.engram")
+        );
+        assert_eq!(
+            Home::from_env(Some(""), Some("/u")).unwrap().root,
+            PathBuf::from("/u/.engram")
+        );
         assert!(Home::from_env(None, None).is_err());
     }
 }

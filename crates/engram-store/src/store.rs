@@ -35,7 +35,12 @@ impl Store {
     pub fn open(path: &Path, config: Config) -> Result<Store> {
         config.validate()?;
         let conn = db::open(path)?;
-        Ok(Store { conn, config, clock: system_clock(), path: path.to_path_buf() })
+        Ok(Store {
+            conn,
+            config,
+            clock: system_clock(),
+            path: path.to_path_buf(),
+        })
     }
 
     /// Replaces the clock (tests, simulations, benchmarks).
@@ -59,10 +64,18 @@ impl Store {
     /// Resolves an id reference to an existing memory's id (any tier).
     pub fn resolve_id(&self, r: &IdRef) -> Result<MemoryId> {
         let found: Option<i64> = match r {
-            IdRef::Id(id) => self.conn.query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| row.get(0)).optional()?,
-            IdRef::Uid(uid) => {
-                self.conn.query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| row.get(0)).optional()?
-            }
+            IdRef::Id(id) => self
+                .conn
+                .query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| {
+                    row.get(0)
+                })
+                .optional()?,
+            IdRef::Uid(uid) => self
+                .conn
+                .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| {
+                    row.get(0)
+                })
+                .optional()?,
         };
         found.ok_or_else(|| Error::not_found("id", describe(r)))
     }
@@ -70,7 +83,8 @@ impl Store {
     /// Loads a memory by reference.
     pub fn get(&self, r: &IdRef) -> Result<Memory> {
         let id = self.resolve_id(r)?;
-        self.load(id)?.ok_or_else(|| Error::not_found("id", describe(r)))
+        self.load(id)?
+            .ok_or_else(|| Error::not_found("id", describe(r)))
     }
 
     pub(crate) fn load(&self, id: MemoryId) -> Result<Option<Memory>> {
@@ -81,7 +95,10 @@ impl Store {
     pub(crate) fn load_many(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(500) {
-            let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({})", placeholders(chunk.len()));
+            let sql = format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({})",
+                placeholders(chunk.len())
+            );
             let mut stmt = self.conn.prepare_cached(&sql)?;
             let rows = stmt.query_map(rusqlite::params_from_iter(chunk), row_to_memory)?;
             for r in rows {
@@ -155,7 +172,13 @@ pub(crate) fn add_event(
 }
 
 /// Writes both full-text rows of a memory (replacing any earlier ones).
-pub(crate) fn index_text(conn: &Connection, id: MemoryId, title: Option<&str>, content: &str, tags: &[String]) -> Result<()> {
+pub(crate) fn index_text(
+    conn: &Connection,
+    id: MemoryId,
+    title: Option<&str>,
+    content: &str,
+    tags: &[String],
+) -> Result<()> {
     let mut all = String::with_capacity(content.len() + 64);
     if let Some(t) = title {
         all.push_str(t);
@@ -166,15 +189,19 @@ pub(crate) fn index_text(conn: &Connection, id: MemoryId, title: Option<&str>, c
         all.push('\n');
         all.push_str(t);
     }
-    conn.prepare_cached("DELETE FROM fts_words WHERE rowid = ?1")?.execute([id])?;
-    conn.prepare_cached("DELETE FROM fts_grams WHERE rowid = ?1")?.execute([id])?;
+    conn.prepare_cached("DELETE FROM fts_words WHERE rowid = ?1")?
+        .execute([id])?;
+    conn.prepare_cached("DELETE FROM fts_grams WHERE rowid = ?1")?
+        .execute([id])?;
     let words = engram_core::text::word_index_text(&all);
     if !words.is_empty() {
-        conn.prepare_cached("INSERT INTO fts_words (rowid, body) VALUES (?1, ?2)")?.execute(params![id, words])?;
+        conn.prepare_cached("INSERT INTO fts_words (rowid, body) VALUES (?1, ?2)")?
+            .execute(params![id, words])?;
     }
     let grams = engram_core::text::gram_index_text(&all);
     if !grams.is_empty() {
-        conn.prepare_cached("INSERT INTO fts_grams (rowid, body) VALUES (?1, ?2)")?.execute(params![id, grams])?;
+        conn.prepare_cached("INSERT INTO fts_grams (rowid, body) VALUES (?1, ?2)")?
+            .execute(params![id, grams])?;
     }
     Ok(())
 }

@@ -45,8 +45,8 @@ impl Rng {
 
 fn vocabulary(rng: &mut Rng, n: usize) -> Vec<String> {
     const SYL: &[&str] = &[
-        "ka", "to", "ren", "mi", "sa", "lo", "vex", "dra", "pen", "qui", "mor", "tal", "zen", "ri", "bu", "gal",
-        "fen", "hol", "jar", "nus", "or", "pri", "sto", "ul", "wy", "xe",
+        "ka", "to", "ren", "mi", "sa", "lo", "vex", "dra", "pen", "qui", "mor", "tal", "zen", "ri",
+        "bu", "gal", "fen", "hol", "jar", "nus", "or", "pri", "sto", "ul", "wy", "xe",
     ];
     (0..n)
         .map(|i| {
@@ -75,21 +75,42 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     let mut store = Store::open(&dir.path().join("engram.db"), Config::default())?;
     let mut rng = Rng(a.seed.max(1));
     let vocab = vocabulary(&mut rng, 5000);
-    const COMMON: &[&str] = &["the", "we", "use", "for", "and", "project", "build", "test", "is", "with"];
-    let kinds = [engram_core::Kind::Fact, engram_core::Kind::Decision, engram_core::Kind::Preference, engram_core::Kind::Failure];
+    const COMMON: &[&str] = &[
+        "the", "we", "use", "for", "and", "project", "build", "test", "is", "with",
+    ];
+    let kinds = [
+        engram_core::Kind::Fact,
+        engram_core::Kind::Decision,
+        engram_core::Kind::Preference,
+        engram_core::Kind::Failure,
+    ];
 
-    eprintln!("ingesting {} memories into {} …", a.memories, dir.path().display());
+    eprintln!(
+        "ingesting {} memories into {} …",
+        a.memories,
+        dir.path().display()
+    );
     let start = Instant::now();
     for i in 0..a.memories {
         let len = 8 + rng.below(18);
         let words: Vec<&str> = (0..len)
-            .map(|_| if rng.below(3) == 0 { COMMON[rng.below(COMMON.len())] } else { vocab[rng.zipf(vocab.len())].as_str() })
+            .map(|_| {
+                if rng.below(3) == 0 {
+                    COMMON[rng.below(COMMON.len())]
+                } else {
+                    vocab[rng.zipf(vocab.len())].as_str()
+                }
+            })
             .collect();
         store.remember(RememberRequest {
             content: format!("{} (note {i})", words.join(" ")),
             kind: Some(kinds[i % kinds.len()]),
             importance: Some((1 + rng.below(10)) as f64 / 10.0),
-            room: Some(if i % 4 == 0 { "common".into() } else { format!("room{}", i % 3) }),
+            room: Some(if i % 4 == 0 {
+                "common".into()
+            } else {
+                format!("room{}", i % 3)
+            }),
             source: Some("bench".into()),
             ..Default::default()
         })?;
@@ -100,7 +121,9 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     let mut hits_total = 0usize;
     for _ in 0..a.queries {
         let n = 1 + rng.below(4);
-        let q: Vec<&str> = (0..n).map(|_| vocab[rng.zipf(vocab.len())].as_str()).collect();
+        let q: Vec<&str> = (0..n)
+            .map(|_| vocab[rng.zipf(vocab.len())].as_str())
+            .collect();
         let mut req = RecallRequest::new(q.join(" "));
         req.mode = mode;
         req.limit = 10;
@@ -124,7 +147,12 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     if as_json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
-        println!("ingest: {} memories in {:.2} s = {:.0} memories/s", a.memories, ingest_s, a.memories as f64 / ingest_s);
+        println!(
+            "ingest: {} memories in {:.2} s = {:.0} memories/s",
+            a.memories,
+            ingest_s,
+            a.memories as f64 / ingest_s
+        );
         println!(
             "recall ({}, {} queries, limit 10, hits recorded): p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms · mean hits {:.1}",
             a.mode,
@@ -144,10 +172,10 @@ fn evidence_ids(v: &Value) -> Vec<String> {
     for e in v.as_array().into_iter().flatten() {
         for part in e.as_str().unwrap_or("").split([';', ',', ' ']) {
             let p = part.trim();
-            if let Some((d, t)) = p.strip_prefix('D').and_then(|r| r.split_once(':')) {
-                if let (Ok(d), Ok(t)) = (d.parse::<u32>(), t.parse::<u32>()) {
-                    out.push(format!("D{d}:{t}"));
-                }
+            if let Some((d, t)) = p.strip_prefix('D').and_then(|r| r.split_once(':'))
+                && let (Ok(d), Ok(t)) = (d.parse::<u32>(), t.parse::<u32>())
+            {
+                out.push(format!("D{d}:{t}"));
             }
         }
     }
@@ -192,11 +220,17 @@ impl Tally {
 }
 
 fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&a.data).with_context(|| format!("reading {}", a.data.display()))?;
-    let data: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", a.data.display()))?;
-    let wanted: Option<Vec<String>> = a.convs.map(|c| c.split(',').map(|s| s.trim().to_string()).collect());
+    let text = std::fs::read_to_string(&a.data)
+        .with_context(|| format!("reading {}", a.data.display()))?;
+    let data: Value =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", a.data.display()))?;
+    let wanted: Option<Vec<String>> = a
+        .convs
+        .map(|c| c.split(',').map(|s| s.trim().to_string()).collect());
     let mut out_file = match &a.out {
-        Some(p) => Some(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?),
+        Some(p) => {
+            Some(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)
+        }
         None => None,
     };
     let mut by_cat: BTreeMap<u64, Tally> = BTreeMap::new();
@@ -213,9 +247,16 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
         let mut mem_to_dia: BTreeMap<i64, String> = BTreeMap::new();
         let c = &conv["conversation"];
         let mut session = 1;
-        while let Some(turns) = c.get(format!("session_{session}")).and_then(Value::as_array) {
+        while let Some(turns) = c
+            .get(format!("session_{session}"))
+            .and_then(Value::as_array)
+        {
             for t in turns {
-                let (Some(speaker), Some(dia), Some(body)) = (t["speaker"].as_str(), t["dia_id"].as_str(), t["text"].as_str()) else {
+                let (Some(speaker), Some(dia), Some(body)) = (
+                    t["speaker"].as_str(),
+                    t["dia_id"].as_str(),
+                    t["text"].as_str(),
+                ) else {
                     continue;
                 };
                 let r = store.remember(RememberRequest {
@@ -245,19 +286,30 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
             let t = Instant::now();
             let r = store.recall(&req)?;
             lat.push(t.elapsed().as_secs_f64() * 1000.0);
-            let retrieved: Vec<String> = r.hits.iter().filter_map(|h| mem_to_dia.get(&h.memory.id).cloned()).collect();
+            let retrieved: Vec<String> = r
+                .hits
+                .iter()
+                .filter_map(|h| mem_to_dia.get(&h.memory.id).cloned())
+                .collect();
             // The reference evaluator repairs malformed evidence itself; score here only what parses.
             if !evidence.is_empty() {
                 by_cat.entry(cat).or_default().add(&retrieved, &evidence);
                 all.add(&retrieved, &evidence);
             }
             if let Some(f) = out_file.as_mut() {
-                writeln!(f, "{}", json!({ "conv": id, "qa_index": qi, "retrieved": retrieved }))?;
+                writeln!(
+                    f,
+                    "{}",
+                    json!({ "conv": id, "qa_index": qi, "retrieved": retrieved })
+                )?;
             }
         }
     }
     lat.sort_by(f64::total_cmp);
-    let cats: BTreeMap<String, Value> = by_cat.iter().map(|(c, t)| (c.to_string(), t.json())).collect();
+    let cats: BTreeMap<String, Value> = by_cat
+        .iter()
+        .map(|(c, t)| (c.to_string(), t.json()))
+        .collect();
     let result = json!({
         "overall": all.json(),
         "by_category": cats,
@@ -271,13 +323,25 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
         let o = &result["overall"];
         println!(
             "LoCoMo (categories 1-4, n={}): Hit@1 {:.1} · Hit@5 {:.1} · Hit@10 {:.1} · Recall@5 {:.1} · MRR {:.3}",
-            o["n"], o["hit@1"].as_f64().unwrap_or(0.0), o["hit@5"].as_f64().unwrap_or(0.0),
-            o["hit@10"].as_f64().unwrap_or(0.0), o["recall@5"].as_f64().unwrap_or(0.0), o["mrr"].as_f64().unwrap_or(0.0)
+            o["n"],
+            o["hit@1"].as_f64().unwrap_or(0.0),
+            o["hit@5"].as_f64().unwrap_or(0.0),
+            o["hit@10"].as_f64().unwrap_or(0.0),
+            o["recall@5"].as_f64().unwrap_or(0.0),
+            o["mrr"].as_f64().unwrap_or(0.0)
         );
         for (c, t) in &cats {
-            println!("  category {c}: n={} Hit@5 {:.1}", t["n"], t["hit@5"].as_f64().unwrap_or(0.0));
+            println!(
+                "  category {c}: n={} Hit@5 {:.1}",
+                t["n"],
+                t["hit@5"].as_f64().unwrap_or(0.0)
+            );
         }
-        println!("recall p50 {:.2} ms · p95 {:.2} ms", percentile(&lat, 0.5), percentile(&lat, 0.95));
+        println!(
+            "recall p50 {:.2} ms · p95 {:.2} ms",
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.95)
+        );
     }
     Ok(())
 }

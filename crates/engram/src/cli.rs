@@ -5,7 +5,12 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "engram", version, about = "A local memory engine for AI agents", propagate_version = true)]
+#[command(
+    name = "engram",
+    version,
+    about = "A local memory engine for AI agents",
+    propagate_version = true
+)]
 pub struct Cli {
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
@@ -57,7 +62,7 @@ pub struct RememberArgs {
     #[arg(long, alias = "type")]
     pub kind: Option<String>,
     /// 0–1, or an integer 1–10 (seed B's scale).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub importance: Option<String>,
     /// Comma-separated tags.
     #[arg(long)]
@@ -115,7 +120,7 @@ pub struct ReinforceArgs {
     #[arg(required = true)]
     pub ids: Vec<String>,
     /// 0.1–3.0; 2–3 for decisive help.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub strength: f64,
     #[arg(long)]
     pub session: Option<String>,

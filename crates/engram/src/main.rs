@@ -25,31 +25,46 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let caller = e.downcast_ref::<engram_store::Error>().is_some_and(|s| s.is_caller_error())
+            let caller = e
+                .downcast_ref::<engram_store::Error>()
+                .is_some_and(|s| s.is_caller_error())
                 || e.downcast_ref::<engram_core::InputError>().is_some();
             let field = e
                 .downcast_ref::<engram_store::Error>()
                 .and_then(|s| s.field())
                 .or_else(|| e.downcast_ref::<engram_core::InputError>().map(|i| i.field));
             if json {
-                let v = serde_json::json!({ "error": { "message": format!("{e:#}"), "field": field } });
+                let v =
+                    serde_json::json!({ "error": { "message": format!("{e:#}"), "field": field } });
                 println!("{v}");
             }
             eprintln!("error: {e:#}");
-            if caller { ExitCode::from(2) } else { ExitCode::from(1) }
+            if caller {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
         }
     }
 }
 
 fn env_pairs() -> Vec<(String, String)> {
-    std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")).collect()
+    std::env::vars()
+        .filter(|(k, _)| k.starts_with("ENGRAM_"))
+        .collect()
 }
 
 fn open_store() -> anyhow::Result<Store> {
-    let home = Home::from_env(std::env::var("ENGRAM_HOME").ok().as_deref(), std::env::var("HOME").ok().as_deref())?;
+    let home = Home::from_env(
+        std::env::var("ENGRAM_HOME").ok().as_deref(),
+        std::env::var("HOME").ok().as_deref(),
+    )?;
     let loaded = settings::load(&home.config_path(), &env_pairs())?;
     for k in &loaded.unknown_keys {
-        eprintln!("warning: {}: unknown setting `{k}` ignored", home.config_path().display());
+        eprintln!(
+            "warning: {}: unknown setting `{k}` ignored",
+            home.config_path().display()
+        );
     }
     Ok(Store::open(&home.db_path(), loaded.config)?)
 }
@@ -74,7 +89,9 @@ fn ids(raw: &[String]) -> anyhow::Result<Vec<IdRef>> {
 fn content_arg(raw: String, field: &'static str) -> anyhow::Result<String> {
     if raw == "-" {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).context("reading content from stdin")?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("reading content from stdin")?;
         return String::from_utf8(buf)
             .map_err(|_| engram_core::InputError::new(field, "stdin is not valid UTF-8").into());
     }
@@ -84,7 +101,9 @@ fn content_arg(raw: String, field: &'static str) -> anyhow::Result<String> {
 fn set_pinned(id: &str, pin: bool, json: bool) -> anyhow::Result<()> {
     let mut store = open_store()?;
     let out = store.set_pinned(&IdRef::parse(id)?, pin)?;
-    output::value(&out, json, |m| format!("#{} {}", m.id, if m.pinned { "pinned" } else { "unpinned" }));
+    output::value(&out, json, |m| {
+        format!("#{} {}", m.id, if m.pinned { "pinned" } else { "unpinned" })
+    });
     Ok(())
 }
 
@@ -107,7 +126,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 title: a.title,
                 kind,
                 importance,
-                tags: a.tags.map(|t| t.split(',').map(str::to_string).collect()).unwrap_or_default(),
+                tags: a
+                    .tags
+                    .map(|t| t.split(',').map(str::to_string).collect())
+                    .unwrap_or_default(),
                 room: a.room,
                 cwd: caller_dir(cli.cwd),
                 topic_key: a.topic_key,
@@ -120,9 +142,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output::remember(&out, json);
         }
         Command::Recall(a) => {
-            let mode = if a.deep { Mode::Deep } else { Mode::parse(&a.mode)? };
+            let mode = if a.deep {
+                Mode::Deep
+            } else {
+                Mode::parse(&a.mode)?
+            };
             let mut kinds = Vec::new();
-            for k in a.kind.iter().flat_map(|k| k.split(',')).filter(|k| !k.trim().is_empty()) {
+            for k in a
+                .kind
+                .iter()
+                .flat_map(|k| k.split(','))
+                .filter(|k| !k.trim().is_empty())
+            {
                 kinds.push(Kind::parse(k)?);
             }
             let mut store = open_store()?;
@@ -142,37 +173,65 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Reinforce(a) => {
             let mut store = open_store()?;
             let out = store.reinforce(&ids(&a.ids)?, a.strength, a.session.as_deref())?;
-            output::value(&out, json, |o| format!("reinforced {} (event weight {:.2})", output::id_list(&o.reinforced), o.weight));
+            output::value(&out, json, |o| {
+                format!(
+                    "reinforced {} (event weight {:.2})",
+                    output::id_list(&o.reinforced),
+                    o.weight
+                )
+            });
         }
         Command::Correct(a) => {
             let id = IdRef::parse(&a.id)?;
             let content = content_arg(a.content, "content")?;
             let mut store = open_store()?;
             let out = store.correct(&id, &content, &a.reason, Some(&a.source))?;
-            output::value(&out, json, |o| format!("corrected #{} -> new memory #{}", o.old_id, o.new_id));
+            output::value(&out, json, |o| {
+                format!("corrected #{} -> new memory #{}", o.old_id, o.new_id)
+            });
         }
         Command::Forget(a) => {
             let mut store = open_store()?;
             let out = store.forget(&IdRef::parse(&a.id)?)?;
-            output::value(&out, json, |o| format!("#{} moved to the trash (was {}); `engram restore {}` brings it back", o.id, o.from, o.id));
+            output::value(&out, json, |o| {
+                format!(
+                    "#{} moved to the trash (was {}); `engram restore {}` brings it back",
+                    o.id, o.from, o.id
+                )
+            });
         }
         Command::Restore(a) => {
             let mut store = open_store()?;
             let out = store.restore(&IdRef::parse(&a.id)?)?;
-            output::value(&out, json, |o| format!("#{} restored: {} -> {}", o.id, o.from, o.to));
+            output::value(&out, json, |o| {
+                format!("#{} restored: {} -> {}", o.id, o.from, o.to)
+            });
         }
         Command::Purge(a) => {
             let mut store = open_store()?;
             let out = store.purge(&IdRef::parse(&a.id)?, a.force)?;
             output::value(&out, json, |o| {
-                format!("#{} ({}) deleted for good, with {} events and {} links", o.id, o.uid, o.events_removed, o.links_removed)
+                format!(
+                    "#{} ({}) deleted for good, with {} events and {} links",
+                    o.id, o.uid, o.events_removed, o.links_removed
+                )
             });
         }
         Command::Link(a) => {
             let kind = LinkKind::parse(&a.kind)?;
             let mut store = open_store()?;
-            let out = store.link(&IdRef::parse(&a.src)?, &IdRef::parse(&a.dst)?, kind, a.weight)?;
-            output::value(&out, json, |o| format!("linked #{} -[{} {:.2}]-> #{}", o.src, o.kind, o.weight, o.dst));
+            let out = store.link(
+                &IdRef::parse(&a.src)?,
+                &IdRef::parse(&a.dst)?,
+                kind,
+                a.weight,
+            )?;
+            output::value(&out, json, |o| {
+                format!(
+                    "linked #{} -[{} {:.2}]-> #{}",
+                    o.src, o.kind, o.weight, o.dst
+                )
+            });
         }
         Command::Pin(a) => set_pinned(&a.id, true, json)?,
         Command::Unpin(a) => set_pinned(&a.id, false, json)?,

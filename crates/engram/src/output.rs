@@ -5,15 +5,25 @@ use engram_store::{MemoryDetail, RecallResult, RememberOutcome, Stats};
 use serde::Serialize;
 
 pub fn json<T: Serialize>(v: &T) {
-    println!("{}", serde_json::to_string_pretty(v).expect("results serialise"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).expect("results serialise")
+    );
 }
 
 pub fn value<T: Serialize>(v: &T, as_json: bool, text: impl FnOnce(&T) -> String) {
-    if as_json { json(v) } else { println!("{}", text(v)) }
+    if as_json {
+        json(v)
+    } else {
+        println!("{}", text(v))
+    }
 }
 
 pub fn id_list(ids: &[i64]) -> String {
-    ids.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", ")
+    ids.iter()
+        .map(|i| format!("#{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn one_line(s: &str, max: usize) -> String {
@@ -40,15 +50,34 @@ pub fn recall(r: &RecallResult, as_json: bool) {
     if as_json {
         return json(r);
     }
-    let rooms = r.rooms.as_ref().map(|v| v.join(", ")).unwrap_or_else(|| "all".into());
-    let mode = if r.auto_deepened { format!("{:?} (deepened from {:?})", r.mode, r.requested_mode) } else { format!("{:?}", r.mode) };
+    let rooms = r
+        .rooms
+        .as_ref()
+        .map(|v| v.join(", "))
+        .unwrap_or_else(|| "all".into());
+    let mode = if r.auto_deepened {
+        format!("{:?} (deepened from {:?})", r.mode, r.requested_mode)
+    } else {
+        format!("{:?}", r.mode)
+    };
     if r.hits.is_empty() {
-        println!("no memories found (mode {}, rooms {rooms})", mode.to_lowercase());
+        println!(
+            "no memories found (mode {}, rooms {rooms})",
+            mode.to_lowercase()
+        );
         return;
     }
     for h in &r.hits {
         let m = &h.memory;
-        println!("#{:<5} {:.3}  [{}/{} · {}]  {}", m.id, h.score, m.kind, m.tier, m.room, one_line(&m.content, 100));
+        println!(
+            "#{:<5} {:.3}  [{}/{} · {}]  {}",
+            m.id,
+            h.score,
+            m.kind,
+            m.tier,
+            m.room,
+            one_line(&m.content, 100)
+        );
         let mut extra = format!(
             "       rel {:.2} · act {:.2} · imp {:.2} · {} · {}",
             h.relevance,
@@ -65,7 +94,11 @@ pub fn recall(r: &RecallResult, as_json: bool) {
         }
         println!("{extra}");
     }
-    println!("({} hits, mode {}, rooms {rooms})", r.hits.len(), mode.to_lowercase());
+    println!(
+        "({} hits, mode {}, rooms {rooms})",
+        r.hits.len(),
+        mode.to_lowercase()
+    );
 }
 
 pub fn show(d: &MemoryDetail, as_json: bool) {
@@ -78,26 +111,55 @@ pub fn show(d: &MemoryDetail, as_json: bool) {
         println!("title:      {t}");
     }
     println!("kind:       {} ({:?} decay)", m.kind, m.kind.decay_class());
-    println!("tier:       {}{}", m.tier, d.superseded_by.map(|s| format!(" (replaced by #{s})")).unwrap_or_default());
+    println!(
+        "tier:       {}{}",
+        m.tier,
+        d.superseded_by
+            .map(|s| format!(" (replaced by #{s})"))
+            .unwrap_or_default()
+    );
     println!("room:       {}", m.room);
-    println!("importance: {:.2}   activation now: {:.3}   pinned: {}", m.importance, d.activation, m.pinned);
+    println!(
+        "importance: {:.2}   activation now: {:.3}   pinned: {}",
+        m.importance, d.activation, m.pinned
+    );
     if !m.tags.is_empty() {
         println!("tags:       {}", m.tags.join(", "));
     }
     if let Some(k) = &m.topic_key {
         println!("topic key:  {k}");
     }
-    println!("created:    {}   updated: {}", time::format(m.created_at), time::format(m.updated_at));
+    println!(
+        "created:    {}   updated: {}",
+        time::format(m.created_at),
+        time::format(m.updated_at)
+    );
     println!(
         "valid:      from {}{}",
         time::format(m.valid_from),
-        m.valid_to.map(|t| format!(" to {}", time::format(t))).unwrap_or_default()
+        m.valid_to
+            .map(|t| format!(" to {}", time::format(t)))
+            .unwrap_or_default()
     );
-    println!("source:     {}{}", m.source, m.session_id.as_ref().map(|s| format!(" (session {s})")).unwrap_or_default());
-    let counts: Vec<String> = d.event_counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    println!(
+        "source:     {}{}",
+        m.source,
+        m.session_id
+            .as_ref()
+            .map(|s| format!(" (session {s})"))
+            .unwrap_or_default()
+    );
+    let counts: Vec<String> = d
+        .event_counts
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
     println!("events:     {}", counts.join(", "));
     for l in &d.links {
-        println!("link:       #{} -[{} {:.2}]-> #{}", l.src, l.kind, l.weight, l.dst);
+        println!(
+            "link:       #{} -[{} {:.2}]-> #{}",
+            l.src, l.kind, l.weight, l.dst
+        );
     }
     println!("\n{}", m.content);
 }
@@ -107,10 +169,27 @@ pub fn stats(s: &Stats, as_json: bool) {
         return json(s);
     }
     let fmt = |m: &std::collections::BTreeMap<String, u64>| {
-        if m.is_empty() { "-".to_string() } else { m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ") }
+        if m.is_empty() {
+            "-".to_string()
+        } else {
+            m.iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
     };
-    println!("store:    {} ({} bytes, schema v{})", s.db_path, s.db_bytes, s.schema_version);
-    println!("search:   {} · dynamics {}", s.search, serde_json::to_value(s.dynamics).unwrap_or_default().as_str().unwrap_or("?"));
+    println!(
+        "store:    {} ({} bytes, schema v{})",
+        s.db_path, s.db_bytes, s.schema_version
+    );
+    println!(
+        "search:   {} · dynamics {}",
+        s.search,
+        serde_json::to_value(s.dynamics)
+            .unwrap_or_default()
+            .as_str()
+            .unwrap_or("?")
+    );
     println!("memories: {}", s.total_memories);
     println!("  by tier: {}", fmt(&s.by_tier));
     println!("  by kind: {}", fmt(&s.by_kind));

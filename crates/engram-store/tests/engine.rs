@@ -1,0 +1,987 @@
+//! The engine on a real on-disk store: recall modes, rooms, the write operations and their
+//! round trips, full-text edge cases, CJK queries, and refused input.
+
+use engram_core::memory::IdRef;
+use engram_core::{Config, DAY_MS, Kind, LinkKind, Millis, Tier};
+use engram_store::{Error, Mode, RecallRequest, RememberAction, RememberRequest, Store, Via};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+const T0: Millis = 1_790_000_000_000;
+
+/// A store in a temporary directory with a clock the test can move.
+struct Fixture {
+    store: Store,
+    clock: Arc<AtomicI64>,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Self::with_config(Config::default())
+    }
+
+    fn with_config(config: Config) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(AtomicI64::new(T0));
+        let c = clock.clone();
+        let store = Store::open(&dir.path().join("engram.db"), config)
+            .unwrap()
+            .with_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+        Fixture {
+            store,
+            clock,
+            _dir: dir,
+        }
+    }
+
+    fn advance(&self, ms: Millis) {
+        self.clock.fetch_add(ms, Ordering::SeqCst);
+    }
+
+    fn remember(&mut self, content: &str, room: &str) -> i64 {
+        self.remember_with(RememberRequest {
+            content: content.into(),
+            room: Some(room.into()),
+            ..Default::default()
+        })
+    }
+
+    fn remember_with(&mut self, req: RememberRequest) -> i64 {
+        self.store.remember(req).unwrap().id
+    }
+
+    fn recall(&mut self, query: &str, room: &str, mode: Mode) -> engram_store::RecallResult {
+        let mut r = RecallRequest::new(query);
+        r.room = Some(room.into());
+        r.mode = mode;
+        r.limit = 10;
+        self.store.recall(&r).unwrap()
+    }
+
+    fn ids(&mut self, query: &str, room: &str, mode: Mode) -> Vec<i64> {
+        self.recall(query, room, mode)
+            .hits
+            .iter()
+            .map(|h| h.memory.id)
+            .collect()
+    }
+
+    fn count(&self) -> u64 {
+        self.store.stats().unwrap().total_memories
+    }
+}
+
+#[test]
+fn remember_stores_every_field_and_recall_returns_its_components() {
+    let mut f = Fixture::new();
+    let out = f
+        .store
+        .remember(RememberRequest {
+            content: "Deploys go through the staging cluster first".into(),
+            title: Some("Deploy rule".into()),
+            kind: Some(Kind::Decision),
+            importance: Some(0.8),
+            tags: vec!["deploy".into(), "ops".into()],
+            room: Some("App".into()),
+            topic_key: Some("decision/deploy".into()),
+            pinned: true,
+            source: Some("claude-code".into()),
+            session_id: Some("s1".into()),
+            metadata: Some(serde_json::json!({"ticket": 7})),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(out.action, RememberAction::Created);
+    assert_eq!(out.room, "app", "rooms are normalised");
+    let m = f.store.get(&IdRef::Id(out.id)).unwrap();
+    assert_eq!(m.uid.len(), 26);
+    assert_eq!(
+        m.get_fields(),
+        (
+            "Deploy rule",
+            Kind::Decision,
+            0.8,
+            "app",
+            "decision/deploy",
+            true,
+            Tier::Active,
+            "claude-code",
+            "s1"
+        )
+    );
+    assert_eq!(m.tags, vec!["deploy", "ops"]);
+    assert_eq!(m.metadata["ticket"], 7);
+    assert_eq!(
+        (m.created_at, m.updated_at, m.valid_from, m.valid_to),
+        (T0, T0, T0, None)
+    );
+    assert_eq!(f.store.get(&IdRef::Uid(m.uid.clone())).unwrap().id, m.id);
+
+    let r = f.recall("staging deploys", "app", Mode::Fast);
+    let h = &r.hits[0];
+    assert_eq!(h.memory.id, out.id);
+    assert!(h.relevance > 0.0 && h.activation > 0.9 && h.score > 0.0);
+    assert_eq!(h.via, Via::Direct);
+    // Tags and titles are searchable too.
+    assert_eq!(f.ids("ops", "app", Mode::Fast), vec![out.id]);
+    assert_eq!(f.ids("rule", "app", Mode::Fast), vec![out.id]);
+}
+
+trait Fields {
+    fn get_fields(&self) -> (&str, Kind, f64, &str, &str, bool, Tier, &str, &str);
+}
+
+impl Fields for engram_core::Memory {
+    fn get_fields(&self) -> (&str, Kind, f64, &str, &str, bool, Tier, &str, &str) {
+        (
+            self.title.as_deref().unwrap_or(""),
+            self.kind,
+            self.importance,
+            &self.room,
+            self.topic_key.as_deref().unwrap_or(""),
+            self.pinned,
+            self.tier,
+            &self.source,
+            self.session_id.as_deref().unwrap_or(""),
+        )
+    }
+}
+
+#[test]
+fn exact_duplicates_reinforce_instead_of_storing_twice() {
+    let mut f = Fixture::new();
+    let a = f.remember("The API uses port 8080", "app");
+    let again = f
+        .store
+        .remember(RememberRequest {
+            content: "  the api USES port 8080 ".into(),
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(again.action, RememberAction::Reinforced);
+    assert_eq!(again.id, a);
+    assert_eq!(f.count(), 1);
+    let d = f.store.show(&IdRef::Id(a)).unwrap();
+    assert_eq!(d.event_counts.get("reinforce"), Some(&1));
+    // The same text in another room is another memory.
+    let b = f.remember("The API uses port 8080", "other");
+    assert_ne!(a, b);
+}
+
+#[test]
+fn recall_logs_hit_events_and_can_be_told_not_to() {
+    let mut f = Fixture::new();
+    let a = f.remember("Redis caches the session tokens", "app");
+    f.recall("redis tokens", "app", Mode::Fast);
+    assert_eq!(
+        f.store
+            .show(&IdRef::Id(a))
+            .unwrap()
+            .event_counts
+            .get("recall_hit"),
+        Some(&1)
+    );
+    let mut r = RecallRequest::new("redis");
+    r.room = Some("app".into());
+    r.record_hits = false;
+    f.store.recall(&r).unwrap();
+    let d = f.store.show(&IdRef::Id(a)).unwrap();
+    assert_eq!(d.event_counts.get("recall_hit"), Some(&1));
+    let hit = d
+        .recent_events
+        .iter()
+        .find(|e| e.kind == "recall_hit")
+        .unwrap();
+    assert!((hit.weight - 0.3).abs() < 1e-12);
+}
+
+#[test]
+fn rooms_filter_recall_with_common_and_star() {
+    let mut f = Fixture::new();
+    let app = f.remember("kafka topic naming uses dots", "app");
+    let common = f.remember("kafka brokers need three nodes", "common");
+    let other = f.remember("kafka is not used here", "other");
+    let mut ids = f.ids("kafka", "app", Mode::Fast);
+    ids.sort();
+    assert_eq!(ids, vec![app, common]);
+    assert_eq!(f.ids("kafka", "common", Mode::Fast), vec![common]);
+    let mut all = f.ids("kafka", "*", Mode::Fast);
+    all.sort();
+    assert_eq!(all, vec![app, common, other]);
+    // `*` is a filter, not a room a memory can live in.
+    let e = f
+        .store
+        .remember(RememberRequest {
+            content: "x".into(),
+            room: Some("*".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.field(), Some("room"));
+}
+
+#[test]
+fn kind_filter_and_fast_mode_leaves_episodes_out() {
+    let mut f = Fixture::new();
+    let fact = f.remember("The linter runs on every commit", "app");
+    let ep = f.remember_with(RememberRequest {
+        content: "Session: we fixed the linter on commit hooks".into(),
+        kind: Some(Kind::Episode),
+        room: Some("app".into()),
+        ..Default::default()
+    });
+    assert_eq!(f.ids("linter commit", "app", Mode::Fast), vec![fact]);
+    let mut r = RecallRequest::new("linter commit");
+    r.room = Some("app".into());
+    r.kinds = vec![Kind::Episode];
+    assert_eq!(
+        f.store
+            .recall(&r)
+            .unwrap()
+            .hits
+            .iter()
+            .map(|h| h.memory.id)
+            .collect::<Vec<_>>(),
+        vec![ep]
+    );
+    let deep = f.ids("linter commit", "app", Mode::Deep);
+    assert!(deep.contains(&ep) && deep.contains(&fact));
+}
+
+#[test]
+fn correct_supersedes_and_deep_names_the_successor() {
+    let mut f = Fixture::new();
+    let old = f.remember_with(RememberRequest {
+        content: "The staging database is MySQL".into(),
+        kind: Some(Kind::Fact),
+        importance: Some(0.4),
+        tags: vec!["db".into()],
+        room: Some("app".into()),
+        ..Default::default()
+    });
+    f.advance(1000);
+    let c = f
+        .store
+        .correct(
+            &IdRef::Id(old),
+            "The staging database is PostgreSQL",
+            "migrated in March",
+            Some("cli"),
+        )
+        .unwrap();
+    assert_eq!(c.old_id, old);
+    let new = f.store.get(&IdRef::Id(c.new_id)).unwrap();
+    let prev = f.store.get(&IdRef::Id(old)).unwrap();
+    assert_eq!(prev.tier, Tier::Superseded);
+    assert_eq!(prev.valid_to, Some(T0 + 1000));
+    assert!(
+        new.content
+            .starts_with("The staging database is PostgreSQL")
+    );
+    assert!(new.content.contains("Correction record") && new.content.contains(&prev.uid));
+    assert!(
+        (new.importance - 0.7).abs() < 1e-12,
+        "importance raised to the correction minimum"
+    );
+    assert_eq!(new.tags, vec!["db", "correction"]);
+    assert_eq!((new.kind, new.room.as_str()), (Kind::Fact, "app"));
+
+    // Fast recall returns only what is valid now.
+    assert_eq!(f.ids("staging database", "app", Mode::Fast), vec![c.new_id]);
+    // Deep recall also finds the superseded memory and names its successor.
+    let deep = f.recall("staging database MySQL", "app", Mode::Deep);
+    let h = deep
+        .hits
+        .iter()
+        .find(|h| h.memory.id == old)
+        .expect("superseded hit in deep mode");
+    assert_eq!(h.superseded_by, Some(c.new_id));
+    assert!(
+        h.note
+            .as_deref()
+            .unwrap()
+            .contains(&format!("#{}", c.new_id))
+    );
+    let d = f.store.show(&IdRef::Id(old)).unwrap();
+    assert_eq!(d.superseded_by, Some(c.new_id));
+    assert!(
+        d.links
+            .iter()
+            .any(|l| l.kind == LinkKind::Supersedes && l.src == c.new_id && l.dst == old)
+    );
+}
+
+#[test]
+fn forget_restore_purge_round_trip() {
+    let mut f = Fixture::new();
+    let a = f.remember("The build cache lives in /var/cache/ci", "app");
+    let t = f.store.forget(&IdRef::Id(a)).unwrap();
+    assert_eq!((t.from, t.to), (Tier::Active, Tier::Trash));
+    assert!(f.ids("build cache", "app", Mode::Fast).is_empty());
+    assert!(
+        f.ids("build cache", "app", Mode::Exhaustive).is_empty(),
+        "the trash is never searched"
+    );
+    assert_eq!(f.count(), 1, "forgotten memories stay in the store");
+    assert!(f.store.forget(&IdRef::Id(a)).is_err());
+
+    let r = f.store.restore(&IdRef::Id(a)).unwrap();
+    assert_eq!(r.to, Tier::Active);
+    assert_eq!(f.ids("build cache", "app", Mode::Fast), vec![a]);
+    assert!(
+        f.store.restore(&IdRef::Id(a)).is_err(),
+        "nothing to restore"
+    );
+
+    let e = f.store.purge(&IdRef::Id(a), false).unwrap_err();
+    assert_eq!(e.field(), Some("id"));
+    assert!(e.to_string().contains("forget it first"));
+    f.store.forget(&IdRef::Id(a)).unwrap();
+    let p = f.store.purge(&IdRef::Id(a), false).unwrap();
+    assert!(p.events_removed >= 2);
+    assert_eq!(f.count(), 0);
+    assert!(matches!(
+        f.store.get(&IdRef::Id(a)),
+        Err(Error::NotFound { .. })
+    ));
+    assert!(
+        f.ids("build cache", "*", Mode::Exhaustive).is_empty(),
+        "purge leaves no index rows behind"
+    );
+
+    // A superseded memory restored from the trash goes back to superseded, not active.
+    let old = f.remember("Tabs are two spaces wide", "app");
+    f.store
+        .correct(
+            &IdRef::Id(old),
+            "Tabs are four spaces wide",
+            "style guide",
+            None,
+        )
+        .unwrap();
+    f.store.forget(&IdRef::Id(old)).unwrap();
+    assert_eq!(
+        f.store.restore(&IdRef::Id(old)).unwrap().to,
+        Tier::Superseded
+    );
+}
+
+#[test]
+fn reinforce_weights_events_and_builds_co_recall_links() {
+    let mut f = Fixture::new();
+    let a = f.remember("Use ripgrep for searching code", "app");
+    let b = f.remember("Prefer fd over find", "app");
+    let out = f
+        .store
+        .reinforce(&[IdRef::Id(a), IdRef::Id(b)], 9.0, Some("s"))
+        .unwrap();
+    assert_eq!(out.weight, 3.0, "strength clamps at 3.0");
+    assert_eq!(out.co_recall_links, vec![[a, b]]);
+    for _ in 0..12 {
+        f.store
+            .reinforce(&[IdRef::Id(a), IdRef::Id(b)], 0.0, None)
+            .unwrap();
+    }
+    let d = f.store.show(&IdRef::Id(a)).unwrap();
+    let link = d
+        .links
+        .iter()
+        .find(|l| l.kind == LinkKind::CoRecall && l.src == a)
+        .unwrap();
+    assert!(
+        (link.weight - 1.0).abs() < 1e-9,
+        "co-recall weight caps at 1.0: {}",
+        link.weight
+    );
+    assert!(
+        d.links
+            .iter()
+            .any(|l| l.kind == LinkKind::CoRecall && l.src == b && l.dst == a),
+        "both directions"
+    );
+    let min = d
+        .recent_events
+        .iter()
+        .find(|e| e.kind == "reinforce")
+        .unwrap();
+    assert!((min.weight - 0.1).abs() < 1e-12, "strength clamps at 0.1");
+
+    // An unknown id refuses the whole call and writes nothing.
+    let before = f.store.show(&IdRef::Id(a)).unwrap().event_counts["reinforce"];
+    let e = f
+        .store
+        .reinforce(&[IdRef::Id(a), IdRef::Id(999)], 1.0, None)
+        .unwrap_err();
+    assert_eq!(e.field(), Some("ids"));
+    assert!(e.to_string().contains("#999"));
+    assert_eq!(
+        f.store.show(&IdRef::Id(a)).unwrap().event_counts["reinforce"],
+        before
+    );
+}
+
+#[test]
+fn deep_recall_walks_links_to_memories_that_share_no_words() {
+    let mut f = Fixture::new();
+    let a = f.remember("The payment service times out under load", "app");
+    let b = f.remember("Raise the connection pool to 50", "app");
+    let c = f.remember("Pool exhaustion shows as 503 errors", "app");
+    f.store
+        .link(&IdRef::Id(a), &IdRef::Id(b), LinkKind::Explicit, None)
+        .unwrap();
+    f.store
+        .link(&IdRef::Id(b), &IdRef::Id(c), LinkKind::Related, Some(0.8))
+        .unwrap();
+    assert_eq!(f.ids("payment service timeout", "app", Mode::Fast), vec![a]);
+    let deep = f.recall("payment service timeout", "app", Mode::Deep);
+    let ids: Vec<i64> = deep.hits.iter().map(|h| h.memory.id).collect();
+    assert_eq!(ids[0], a);
+    let hb = deep
+        .hits
+        .iter()
+        .find(|h| h.memory.id == b)
+        .expect("one hop");
+    assert_eq!(hb.via, Via::Associative);
+    assert_eq!(hb.path.as_deref(), Some(&[a, b][..]));
+    let hc = deep
+        .hits
+        .iter()
+        .find(|h| h.memory.id == c)
+        .expect("two hops");
+    assert_eq!(hc.path.as_deref(), Some(&[a, b, c][..]));
+    assert!(hc.relevance < hb.relevance, "hop decay");
+
+    // Depth 2 only.
+    let d = f.remember("Unrelated fourth memory", "app");
+    f.store
+        .link(&IdRef::Id(c), &IdRef::Id(d), LinkKind::Explicit, None)
+        .unwrap();
+    assert!(
+        !f.ids("payment service timeout", "app", Mode::Deep)
+            .contains(&d)
+    );
+    // conflicts_with edges are not walked.
+    let e = f.remember("Another unrelated note", "app");
+    f.store
+        .link(&IdRef::Id(a), &IdRef::Id(e), LinkKind::ConflictsWith, None)
+        .unwrap();
+    assert!(
+        !f.ids("payment service timeout", "app", Mode::Deep)
+            .contains(&e)
+    );
+}
+
+#[test]
+fn deep_includes_archived_and_exhaustive_finds_partial_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engram.db");
+    let mut store = Store::open(&path, Config::default()).unwrap();
+    let remember = |s: &mut Store, c: &str| {
+        s.remember(RememberRequest {
+            content: c.into(),
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .unwrap()
+        .id
+    };
+    let a = remember(&mut store, "PostgreSQL replication lag alerts fire at 30s");
+    let b = remember(
+        &mut store,
+        "Replication slots must be dropped before failover",
+    );
+    // Maintenance archives faded memories (its own issue); do what it will do, in SQL.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("UPDATE memories SET tier = 'archived' WHERE id = ?1", [b])
+        .unwrap();
+    let mut req = RecallRequest::new("replication failover");
+    req.room = Some("app".into());
+    let fast = store.recall(&req).unwrap();
+    assert!(
+        fast.hits.iter().all(|h| h.memory.id != b),
+        "fast leaves the archive alone"
+    );
+    req.mode = Mode::Deep;
+    let deep = store.recall(&req).unwrap();
+    let hb = deep
+        .hits
+        .iter()
+        .find(|h| h.memory.id == b)
+        .expect("deep searches the archive");
+    assert_eq!(hb.note.as_deref(), Some("archived"));
+
+    let mut ex = RecallRequest::new("postgres");
+    ex.room = Some("app".into());
+    ex.mode = Mode::Exhaustive;
+    let r = store.recall(&ex).unwrap();
+    assert_eq!(
+        r.hits.iter().map(|h| h.memory.id).collect::<Vec<_>>(),
+        vec![a],
+        "a partial word is found"
+    );
+    assert_eq!(r.hits[0].via, Via::Exhaustive);
+}
+
+#[test]
+fn fast_deepens_by_itself_when_the_best_score_is_weak() {
+    let mut f = Fixture::new();
+    let a = f.remember("Kubernetes manifests live in deploy/k8s", "app");
+    // No word of the query matches: fast finds nothing, deepens, and exhaustive's substring
+    // scan finds the partial word.
+    let r = f.recall("kubern", "app", Mode::Fast);
+    assert!(r.auto_deepened);
+    assert_eq!(r.requested_mode, Mode::Fast);
+    assert_eq!(r.mode, Mode::Exhaustive);
+    assert_eq!(r.hits[0].memory.id, a);
+    // A strong match does not deepen.
+    for i in 0..30 {
+        f.remember(
+            &format!("filler memory number {i} about other things"),
+            "app",
+        );
+    }
+    let r = f.recall("kubernetes manifests deploy", "app", Mode::Fast);
+    assert!(!r.auto_deepened, "{r:?}");
+    assert_eq!(r.hits[0].memory.id, a);
+}
+
+#[test]
+fn stemming_and_stopwords() {
+    let mut f = Fixture::new();
+    let a = f.remember("We are migrating the databases to managed instances", "app");
+    let _b = f.remember("The the the a an of", "app");
+    assert_eq!(
+        f.ids("database migration", "app", Mode::Fast),
+        vec![a],
+        "porter stemming: databases/database, migrating/migration"
+    );
+    assert_eq!(
+        f.ids("what is the database", "app", Mode::Fast),
+        vec![a],
+        "stopwords do not match everything"
+    );
+}
+
+#[test]
+fn hostile_queries_never_raise_fts_errors() {
+    let mut f = Fixture::new();
+    let a = f.remember(
+        "He said \"use NEAR-term fixes\" (and AND/OR/NOT logic) 🚀 for C++ code",
+        "app",
+    );
+    let queries = [
+        "\"",
+        "\"\"",
+        "'",
+        "-",
+        "--",
+        "*",
+        "**",
+        "a*",
+        "NEAR",
+        "NEAR(",
+        "NEAR(a b)",
+        "AND",
+        "OR",
+        "NOT",
+        "AND OR NOT",
+        "(",
+        ")",
+        "()",
+        "((a)",
+        "a:b",
+        "col:val",
+        "^",
+        "^start",
+        "+",
+        "{a}",
+        "[x]",
+        "🚀",
+        "🚀🚀🚀",
+        "C++",
+        "x -y",
+        "\"unterminated",
+        "a\"b\"c",
+        ":",
+        ";",
+        "\\",
+        "%",
+        "_",
+        "%_%",
+        "NEAR/3",
+        "a AND",
+        "OR b",
+        "\u{0}",
+        "\u{202e}",
+        "﻿",
+        "日本語\"",
+        "'; DROP TABLE memories; --",
+        "near-term",
+        "use NEAR-term fixes",
+    ];
+    for q in queries {
+        for mode in [Mode::Fast, Mode::Deep, Mode::Exhaustive] {
+            let mut r = RecallRequest::new(q);
+            r.room = Some("app".into());
+            r.mode = mode;
+            match f.store.recall(&r) {
+                Ok(_) => {}
+                Err(e) => assert!(
+                    e.is_caller_error() && e.field() == Some("query"),
+                    "query {q:?} in {mode:?}: {e}"
+                ),
+            }
+        }
+    }
+    assert_eq!(f.ids("NEAR-term fixes", "app", Mode::Fast), vec![a]);
+    assert_eq!(
+        f.ids("AND/OR/NOT", "app", Mode::Fast),
+        vec![a],
+        "operators are searched as text"
+    );
+    assert_eq!(f.ids("🚀 C++", "app", Mode::Fast), vec![a]);
+    assert_eq!(f.count(), 1, "no query wrote or dropped anything");
+}
+
+#[test]
+fn japanese_and_chinese_are_found_from_two_characters() {
+    let mut f = Fixture::new();
+    let ja = f.remember("会議の議事録は毎週金曜日に共有する", "app");
+    let ja2 = f.remember("明日の会議は中止になりました", "app");
+    let zh = f.remember("数据库迁移在周五完成", "app");
+    let zh2 = f.remember("我们不再使用旧的数据格式", "app");
+    let en = f.remember("meeting notes are shared on Fridays", "app");
+    let mut m = f.ids("会議", "app", Mode::Fast);
+    m.sort();
+    assert_eq!(m, vec![ja, ja2]);
+    assert_eq!(f.ids("議事録", "app", Mode::Fast), vec![ja]);
+    assert_eq!(f.ids("金曜", "app", Mode::Fast), vec![ja]);
+    let mut d = f.ids("数据", "app", Mode::Fast);
+    d.sort();
+    assert_eq!(d, vec![zh, zh2]);
+    assert_eq!(f.ids("数据库", "app", Mode::Fast), vec![zh]);
+    assert_eq!(f.ids("迁移", "app", Mode::Fast), vec![zh]);
+    // Mixed scripts: each part goes to its own index.
+    let mixed = f.ids("会議 meeting", "app", Mode::Fast);
+    assert!(mixed.contains(&ja) && mixed.contains(&en));
+    // One character is searched too (substring scan).
+    assert!(f.ids("周", "app", Mode::Fast).contains(&zh));
+}
+
+#[test]
+fn activation_lets_unused_memories_sink_below_used_ones() {
+    let mut f = Fixture::new();
+    let old = f.remember("cache invalidation uses version keys", "app");
+    let used = f.remember("cache invalidation uses event hooks", "app");
+    f.advance(60 * DAY_MS);
+    for _ in 0..5 {
+        f.store.reinforce(&[IdRef::Id(used)], 1.0, None).unwrap();
+        f.advance(DAY_MS);
+    }
+    let r = f.recall("cache invalidation", "app", Mode::Fast);
+    let act = |id: i64| {
+        r.hits
+            .iter()
+            .find(|h| h.memory.id == id)
+            .unwrap()
+            .activation
+    };
+    assert!(
+        act(used) > act(old) + 0.2,
+        "used {} vs untouched {}",
+        act(used),
+        act(old)
+    );
+    assert_eq!(r.hits[0].memory.id, used);
+
+    // The strength model (seed A) is selectable and ranks the same way here.
+    let mut g = Fixture::with_config(Config {
+        dynamics: engram_core::dynamics::DynamicsModel::Strength,
+        ..Config::default()
+    });
+    let o = g.remember("cache invalidation uses version keys", "app");
+    let u = g.remember("cache invalidation uses event hooks", "app");
+    g.advance(30 * DAY_MS);
+    g.store.reinforce(&[IdRef::Id(u)], 1.0, None).unwrap();
+    let r = g.recall("cache invalidation", "app", Mode::Fast);
+    assert_eq!(r.hits[0].memory.id, u);
+    assert!(r.hits.iter().find(|h| h.memory.id == o).unwrap().activation < 0.1);
+}
+
+#[test]
+fn importance_weighs_in_the_final_score() {
+    let mut f = Fixture::new();
+    let low = f.remember_with(RememberRequest {
+        content: "retry budget is five attempts".into(),
+        importance: Some(0.1),
+        room: Some("app".into()),
+        ..Default::default()
+    });
+    let high = f.remember_with(RememberRequest {
+        content: "retry budget is three attempts".into(),
+        importance: Some(1.0),
+        room: Some("app".into()),
+        ..Default::default()
+    });
+    assert_eq!(
+        f.ids("retry budget attempts", "app", Mode::Fast),
+        vec![high, low]
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_the_field_and_nothing_is_written() {
+    let mut f = Fixture::new();
+    let a = f.remember("seed memory", "app");
+    let before = f.store.stats().unwrap();
+    let cases: Vec<(RememberRequest, &str, &str)> = vec![
+        (
+            RememberRequest {
+                content: "x".repeat(64 * 1024 + 1),
+                ..Default::default()
+            },
+            "content",
+            "65536",
+        ),
+        (
+            RememberRequest {
+                content: "   ".into(),
+                ..Default::default()
+            },
+            "content",
+            "empty",
+        ),
+        (
+            RememberRequest {
+                content: "ok".into(),
+                importance: Some(1.5),
+                ..Default::default()
+            },
+            "importance",
+            "0–1",
+        ),
+        (
+            RememberRequest {
+                content: "ok".into(),
+                importance: Some(f64::NAN),
+                ..Default::default()
+            },
+            "importance",
+            "finite",
+        ),
+        (
+            RememberRequest {
+                content: "ok".into(),
+                tags: vec!["t".into(); 33],
+                ..Default::default()
+            },
+            "tags",
+            "32",
+        ),
+        (
+            RememberRequest {
+                content: "ok".into(),
+                metadata: Some(serde_json::json!([1])),
+                ..Default::default()
+            },
+            "metadata",
+            "object",
+        ),
+        (
+            RememberRequest {
+                content: "ok".into(),
+                related: vec![IdRef::Id(4242)],
+                ..Default::default()
+            },
+            "ids",
+            "#4242",
+        ),
+        (
+            RememberRequest {
+                content: "ok".into(),
+                room: Some("a\u{7}b".into()),
+                ..Default::default()
+            },
+            "room",
+            "control",
+        ),
+        (
+            RememberRequest {
+                content: "ok".into(),
+                title: Some("t".repeat(513)),
+                ..Default::default()
+            },
+            "title",
+            "512",
+        ),
+    ];
+    for (req, field, needle) in cases {
+        let e = f.store.remember(req).unwrap_err();
+        assert_eq!(e.field(), Some(field), "{e}");
+        assert!(
+            e.to_string().contains(needle),
+            "{e} should mention {needle}"
+        );
+        assert!(e.is_caller_error());
+    }
+    assert!(
+        f.store
+            .remember(RememberRequest {
+                content: "x".repeat(64 * 1024),
+                room: Some("app".into()),
+                ..Default::default()
+            })
+            .is_ok(),
+        "exactly 64 KiB is allowed"
+    );
+
+    let mut r = RecallRequest::new("seed");
+    r.limit = 0;
+    assert_eq!(f.store.recall(&r).unwrap_err().field(), Some("limit"));
+    r.limit = 101;
+    assert_eq!(f.store.recall(&r).unwrap_err().field(), Some("limit"));
+    let r = RecallRequest::new("");
+    assert_eq!(f.store.recall(&r).unwrap_err().field(), Some("query"));
+    let r = RecallRequest::new("q".repeat(4097));
+    assert_eq!(f.store.recall(&r).unwrap_err().field(), Some("query"));
+    assert_eq!(Mode::parse("slow").unwrap_err().field, "mode");
+    assert_eq!(Kind::parse("memo").unwrap_err().field, "kind");
+
+    for e in [
+        f.store.forget(&IdRef::Id(999)).unwrap_err(),
+        f.store.restore(&IdRef::Id(999)).unwrap_err(),
+        f.store.purge(&IdRef::Id(999), true).unwrap_err(),
+        f.store
+            .correct(&IdRef::Id(999), "x", "y", None)
+            .unwrap_err(),
+        f.store.show(&IdRef::Id(999)).unwrap_err(),
+        f.store
+            .link(&IdRef::Id(a), &IdRef::Id(999), LinkKind::Explicit, None)
+            .unwrap_err(),
+    ] {
+        assert!(matches!(e, Error::NotFound { .. }), "{e}");
+        assert!(e.to_string().contains("#999"));
+    }
+    assert_eq!(
+        f.store
+            .link(&IdRef::Id(a), &IdRef::Id(a), LinkKind::Explicit, None)
+            .unwrap_err()
+            .field(),
+        Some("dst")
+    );
+    assert_eq!(
+        f.store
+            .link(&IdRef::Id(a), &IdRef::Id(a), LinkKind::Explicit, Some(2.0))
+            .unwrap_err()
+            .field(),
+        Some("weight")
+    );
+    assert_eq!(
+        f.store
+            .correct(&IdRef::Id(a), "", "r", None)
+            .unwrap_err()
+            .field(),
+        Some("content")
+    );
+
+    let after = f.store.stats().unwrap();
+    assert_eq!(
+        after.total_memories,
+        before.total_memories + 1,
+        "only the 64 KiB memory was written"
+    );
+    assert_eq!(after.links_by_kind, before.links_by_kind);
+}
+
+#[test]
+fn pins_links_and_stats() {
+    let mut f = Fixture::new();
+    let a = f.remember_with(RememberRequest {
+        content: "Always run cargo fmt".into(),
+        kind: Some(Kind::Preference),
+        room: Some("app".into()),
+        ..Default::default()
+    });
+    let b = f.remember_with(RememberRequest {
+        content: "CI fails on warnings".into(),
+        kind: Some(Kind::Config),
+        room: Some("common".into()),
+        related: vec![IdRef::Id(a)],
+        ..Default::default()
+    });
+    assert!(f.store.set_pinned(&IdRef::Id(a), true).unwrap().pinned);
+    assert!(!f.store.set_pinned(&IdRef::Id(a), false).unwrap().pinned);
+    let s = f.store.stats().unwrap();
+    assert_eq!(s.total_memories, 2);
+    assert_eq!(s.by_kind.get("preference"), Some(&1));
+    assert_eq!(s.by_room.get("common"), Some(&1));
+    assert_eq!(s.by_tier.get("active"), Some(&2));
+    assert_eq!(s.links_by_kind.get("explicit"), Some(&1));
+    assert_eq!(s.events_by_kind.get("create"), Some(&2));
+    assert_eq!(s.schema_version, engram_store::SCHEMA_VERSION);
+    let d = f.store.show(&IdRef::Id(b)).unwrap();
+    assert!(
+        d.links
+            .iter()
+            .any(|l| l.src == b && l.dst == a && l.kind == LinkKind::Explicit)
+    );
+}
+
+#[test]
+fn reopening_keeps_everything_and_migrations_are_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested").join("engram.db");
+    let id = {
+        let mut s = Store::open(&path, Config::default()).unwrap();
+        s.remember(RememberRequest {
+            content: "survives a reopen".into(),
+            ..Default::default()
+        })
+        .unwrap()
+        .id
+    };
+    let mut s = Store::open(&path, Config::default()).unwrap();
+    assert_eq!(s.get(&IdRef::Id(id)).unwrap().content, "survives a reopen");
+    let mut r = RecallRequest::new("reopen");
+    r.room = Some("*".into());
+    assert_eq!(s.recall(&r).unwrap().hits.len(), 1);
+    // A store written by a newer engram is refused, not corrupted.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("PRAGMA user_version = 999").unwrap();
+    drop(conn);
+    let e = Store::open(&path, Config::default()).err().unwrap();
+    assert!(matches!(e, Error::SchemaTooNew { found: 999, .. }), "{e}");
+}
+
+#[test]
+fn concurrent_writers_on_one_file_never_see_database_is_locked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engram.db");
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut s = Store::open(&path, Config::default()).unwrap();
+                for i in 0..25 {
+                    s.remember(RememberRequest {
+                        content: format!("writer {t} note {i}"),
+                        room: Some("app".into()),
+                        ..Default::default()
+                    })
+                    .unwrap();
+                    let mut r = RecallRequest::new(format!("writer {t}"));
+                    r.room = Some("app".into());
+                    s.recall(&r).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a writer failed");
+    }
+    let s = Store::open(&path, Config::default()).unwrap();
+    assert_eq!(s.stats().unwrap().total_memories, 200);
+}
