@@ -123,8 +123,10 @@ impl Store {
         let ph = placeholders(ids.len());
         let ids_sql = format!("m.id IN ({ph})");
         let contains = "(m.content LIKE ? ESCAPE '\\' OR ifnull(m.title, '') LIKE ? ESCAPE '\\')";
-        let word_sql = "m.id IN (SELECT rowid FROM fts_words WHERE fts_words MATCH ?)";
-        let gram_sql = "m.id IN (SELECT rowid FROM fts_grams WHERE fts_grams MATCH ?)";
+        let word_sql =
+            "EXISTS (SELECT 1 FROM fts_words WHERE fts_words MATCH ? AND fts_words.rowid = m.id)";
+        let gram_sql =
+            "EXISTS (SELECT 1 FROM fts_grams WHERE fts_grams MATCH ? AND fts_grams.rowid = m.id)";
         let mut got: HashMap<MemoryId, usize> = HashMap::new();
         let mut run = |cond: &str, params: Vec<Value>| -> Result<()> {
             let sql = format!("SELECT m.id FROM memories m WHERE {ids_sql} AND {cond}");
