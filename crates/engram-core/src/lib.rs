@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod dynamics;
+pub mod embed;
 pub mod error;
 pub mod importance;
 pub mod kind;

@@ -1,0 +1,1 @@
+//! Sentence encoders for engram (work in progress).
