@@ -13,7 +13,7 @@
 //! Both return a value in `[0, 1]` that the ranking ([`crate::scoring`]) weighs with
 //! relevance and importance.
 
-use crate::{DecayClass, Millis};
+use crate::{DecayClass, EventKind, Millis};
 use serde::{Deserialize, Serialize};
 
 /// Which forgetting model drives the `activation` component of a recall score.
@@ -32,6 +32,8 @@ pub enum DynamicsModel {
 pub struct Trace {
     pub at: Millis,
     pub weight: f64,
+    /// What left the trace: the strength model counts only deliberate uses.
+    pub kind: EventKind,
 }
 
 /// ACT-R parameters. Defaults are seed B's.
@@ -151,8 +153,10 @@ pub fn strength(importance: f64, class: DecayClass, days_since_access: f64, reca
 
 /// The activation component under the chosen model.
 ///
-/// For [`DynamicsModel::Strength`] the last access is the newest trace and every trace
-/// after the first (the create event) counts as a recall.
+/// For [`DynamicsModel::Strength`] the last access is the newest deliberate use (create,
+/// reinforce, correction, update) and each reinforce counts as a recall. Recall hits do
+/// not: merely appearing in results must not keep a memory at full strength (A bumps only
+/// on strong, deliberate use).
 pub fn activation(
     model: DynamicsModel,
     traces: &[Trace],
@@ -164,11 +168,20 @@ pub fn activation(
     match model {
         DynamicsModel::Actr => actr_activation(traces, now, importance, class, p),
         DynamicsModel::Strength => {
-            let Some(last) = traces.iter().map(|t| t.at).max() else {
+            let Some(last) = traces
+                .iter()
+                .filter(|t| t.kind != EventKind::RecallHit)
+                .map(|t| t.at)
+                .max()
+            else {
                 return 0.0;
             };
             let days = (now - last) as f64 / crate::DAY_MS as f64;
-            let recalls = traces.len().saturating_sub(1).min(u32::MAX as usize) as u32;
+            let reinforces = traces
+                .iter()
+                .filter(|t| t.kind == EventKind::Reinforce)
+                .count();
+            let recalls = reinforces.min(u32::MAX as usize) as u32;
             strength(importance, class, days, recalls)
         }
     }
@@ -177,7 +190,7 @@ pub fn activation(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::DAY_MS;
+    use crate::{DAY_MS, EventKind};
 
     const NOW: Millis = 1_800_000_000_000;
 
@@ -189,6 +202,7 @@ mod tests {
         vec![Trace {
             at: NOW - ago,
             weight: create_weight(importance, &p()),
+            kind: EventKind::Create,
         }]
     }
 
@@ -208,6 +222,7 @@ mod tests {
         let t = [Trace {
             at: NOW - DAY_MS,
             weight: 1.0,
+            kind: EventKind::Reinforce,
         }];
         let a = actr_activation(&t, NOW, 0.5, DecayClass::Standard, &p());
         assert!(close(a, 0.55, 0.02), "{a}");
@@ -229,9 +244,9 @@ mod tests {
             DecayClass::Standard,
             &p(),
         );
-        // B's docstring rounds these to 0.25 and 0.8; its formula gives 0.30 and 0.83.
-        assert!(close(five, 0.27, 0.05), "importance 5: {five}");
-        assert!(close(ten, 0.8, 0.04), "importance 10: {ten}");
+        // B's docstring rounds these to ≈0.25 and ≈0.8; its formula gives 0.304 and 0.826.
+        assert!(close(five, 0.304, 0.01), "importance 5: {five}");
+        assert!(close(ten, 0.826, 0.01), "importance 10: {ten}");
         assert!(ten > five + 0.4);
     }
 
@@ -253,6 +268,7 @@ mod tests {
             &[Trace {
                 at: NOW,
                 weight: 1.0,
+                kind: EventKind::Reinforce,
             }],
             NOW,
             0.5,
@@ -262,6 +278,7 @@ mod tests {
             &[Trace {
                 at: NOW - 30_000,
                 weight: 1.0,
+                kind: EventKind::Reinforce,
             }],
             NOW,
             0.5,
@@ -273,6 +290,7 @@ mod tests {
             &[Trace {
                 at: NOW + 10 * DAY_MS,
                 weight: 1.0,
+                kind: EventKind::Reinforce,
             }],
             NOW,
             0.5,
@@ -291,6 +309,7 @@ mod tests {
             many.push(Trace {
                 at: NOW - k * DAY_MS,
                 weight: 1.0,
+                kind: EventKind::Reinforce,
             });
         }
         let a1 = actr_activation(&one, NOW, 0.5, DecayClass::Standard, &p());
@@ -344,10 +363,19 @@ mod tests {
 
     #[test]
     fn strength_model_through_activation() {
-        let t = [Trace {
-            at: NOW - 11 * DAY_MS,
-            weight: 2.0,
-        }];
+        let t = [
+            Trace {
+                at: NOW - 11 * DAY_MS,
+                weight: 2.0,
+                kind: EventKind::Create,
+            },
+            // Showing up in results is not a use: it neither refreshes nor strengthens.
+            Trace {
+                at: NOW - DAY_MS,
+                weight: 0.3,
+                kind: EventKind::RecallHit,
+            },
+        ];
         let s = activation(
             DynamicsModel::Strength,
             &t,

@@ -198,10 +198,12 @@ impl LinkKind {
             })
     }
 
-    /// Whether spreading activation in deep recall walks this edge.
-    /// Judgment verbs that deny a relation (`conflicts_with`) are not walked.
+    /// Whether spreading activation in deep recall walks this edge: associations (B's
+    /// `co_recall`, `explicit`, `derived_from`, plus `semantic` and the judgments that affirm
+    /// a relation). `supersedes` is not walked (deep names successors directly) and neither
+    /// is `conflicts_with`.
     pub fn spreads(self) -> bool {
-        !matches!(self, LinkKind::ConflictsWith)
+        !matches!(self, LinkKind::ConflictsWith | LinkKind::Supersedes)
     }
 }
 
@@ -243,6 +245,8 @@ mod tests {
             LinkKind::Supersedes
         );
         assert!(!LinkKind::ConflictsWith.spreads());
+        assert!(!LinkKind::Supersedes.spreads());
+        assert!(LinkKind::CoRecall.spreads() && LinkKind::DerivedFrom.spreads());
         assert!(LinkKind::parse("likes").is_err());
     }
 }

@@ -287,6 +287,9 @@ fn or_expression(terms: &[String]) -> Option<String> {
 /// This bounds the work one query can cause; it is documented with the other limits.
 pub const MAX_QUERY_TERMS: usize = 64;
 
+/// Most bigrams taken from one CJK run for the substring scan (each is a table scan).
+pub const MAX_CJK_BIGRAMS: usize = 12;
+
 /// Plans a user query. Any string is accepted; none can produce an FTS5 syntax error,
 /// because every term reaches FTS5 quoted.
 pub fn plan_query(query: &str) -> QueryPlan {
@@ -304,6 +307,14 @@ pub fn plan_query(query: &str) -> QueryPlan {
                 let g: String = win.iter().collect();
                 if !plan.grams.contains(&g) && plan.grams.len() < MAX_QUERY_TERMS {
                     plan.grams.push(g);
+                }
+            }
+            // Two-character words inside a longer run (会議 in 会議の予定) have no trigram of
+            // their own in the documents that hold them: scan for the run's bigrams too.
+            for win in chars.windows(2).take(MAX_CJK_BIGRAMS) {
+                let b: String = win.iter().collect();
+                if !plan.substrings.contains(&b) && plan.substrings.len() < MAX_QUERY_TERMS {
+                    plan.substrings.push(b);
                 }
             }
         } else if !plan.substrings.contains(run) && plan.substrings.len() < MAX_QUERY_TERMS {
@@ -385,6 +396,7 @@ mod tests {
         assert!(p.gram_match().is_none());
         let p = plan_query("議事録を");
         assert_eq!(p.gram_match().unwrap(), r#""議事録" OR "事録を""#);
+        assert_eq!(p.substrings, vec!["議事", "事録", "録を"]);
         let p = plan_query("数据库 migration");
         assert!(p.word_match().is_some() && p.gram_match().is_some());
     }

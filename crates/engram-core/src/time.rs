@@ -54,7 +54,11 @@ pub fn parse(raw: &str) -> Option<Millis> {
     };
     let mut dp = date.split('-');
     let (y, mo, d) = (num(dp.next()?)?, num(dp.next()?)?, num(dp.next()?)?);
-    if dp.next().is_some() || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+    if dp.next().is_some()
+        || !(0..=9999).contains(&y)
+        || !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+    {
         return None;
     }
     let mut ms = days_from_civil(y, mo, d) * 86_400_000;
@@ -152,6 +156,11 @@ mod tests {
         assert_eq!(parse("2000-02-29 00:00"), Some(951_782_400_000));
         assert_eq!(parse("2000-13-01"), None);
         assert_eq!(parse("yesterday"), None);
+        assert_eq!(
+            parse("99999999999999999-01-01"),
+            None,
+            "no overflow on absurd years"
+        );
         assert_eq!(parse(""), None);
     }
 }

@@ -379,16 +379,40 @@ impl Store {
         if let Some(s) = source {
             limits::check_name("source", s)?;
         }
-        let old = self.get(id)?;
-        if old.tier == Tier::Trash {
-            return Err(InputError::new(
-                "id",
-                format!(
-                    "#{} is in the trash; restore it before correcting it",
-                    old.id
-                ),
-            )
-            .into());
+        let now = self.now();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let old = load_in(&tx, id, "id")?;
+        match old.tier {
+            Tier::Trash => {
+                return Err(InputError::new(
+                    "id",
+                    format!(
+                        "#{} is in the trash; restore it before correcting it",
+                        old.id
+                    ),
+                )
+                .into());
+            }
+            Tier::Superseded => {
+                let successor: Option<i64> = tx
+                    .query_row(
+                        "SELECT src FROM links WHERE dst = ?1 AND kind = 'supersedes' ORDER BY created_at DESC LIMIT 1",
+                        [old.id],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                let hint = successor
+                    .map(|s| format!("; correct #{s} instead"))
+                    .unwrap_or_default();
+                return Err(InputError::new(
+                    "id",
+                    format!("#{} is already superseded{hint}", old.id),
+                )
+                .into());
+            }
+            Tier::Active | Tier::Archived => {}
         }
         let excerpt: String = old.content.chars().take(200).collect();
         let content = format!(
@@ -403,13 +427,9 @@ impl Store {
         if !tags.iter().any(|t| t == "correction") {
             tags.push("correction".into());
         }
-        let now = self.now();
         let importance = old.importance.max(self.config.correction_min_importance);
         let hash = content_hash(&content);
         let uid = ulid::Ulid::from_parts(now.max(0) as u64, rand_bits()).to_string();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                    created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash)
@@ -475,37 +495,50 @@ impl Store {
     /// Moves a memory to the trash. It stays in the store (and out of every recall) until
     /// restored or purged.
     pub fn forget(&mut self, id: &IdRef) -> Result<TierChange> {
-        let m = self.get(id)?;
-        if m.tier == Tier::Trash {
-            return Err(InputError::new("id", format!("#{} is already in the trash", m.id)).into());
-        }
-        self.set_tier(&m, Tier::Trash, "forget")
+        self.change_tier(id, "forget", |m| {
+            if m.tier == Tier::Trash {
+                return Err(InputError::new(
+                    "id",
+                    format!("#{} is already in the trash", m.id),
+                ));
+            }
+            Ok(Tier::Trash)
+        })
     }
 
     /// Brings a memory back from the trash (or the archive): to `superseded` if something
     /// replaced it, else to `active`.
     pub fn restore(&mut self, id: &IdRef) -> Result<TierChange> {
-        let m = self.get(id)?;
-        let to = if m.valid_to.is_some() {
-            Tier::Superseded
-        } else {
-            Tier::Active
-        };
-        if m.tier == Tier::Active || m.tier == to {
-            return Err(InputError::new(
-                "id",
-                format!("#{} is {}; there is nothing to restore", m.id, m.tier),
-            )
-            .into());
-        }
-        self.set_tier(&m, to, "restore")
+        self.change_tier(id, "restore", |m| {
+            let to = if m.valid_to.is_some() {
+                Tier::Superseded
+            } else {
+                Tier::Active
+            };
+            if m.tier == Tier::Active || m.tier == to {
+                return Err(InputError::new(
+                    "id",
+                    format!("#{} is {}; there is nothing to restore", m.id, m.tier),
+                ));
+            }
+            Ok(to)
+        })
     }
 
-    fn set_tier(&mut self, m: &Memory, to: Tier, why: &str) -> Result<TierChange> {
+    /// Reads the memory and decides its new tier inside one `IMMEDIATE` transaction, so
+    /// another process cannot change it between the check and the write.
+    fn change_tier(
+        &mut self,
+        id: &IdRef,
+        why: &str,
+        decide: impl FnOnce(&Memory) -> Result<Tier, InputError>,
+    ) -> Result<TierChange> {
         let now = self.now();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let m = load_in(&tx, id, "id")?;
+        let to = decide(&m)?;
         tx.execute(
             "UPDATE memories SET tier = ?2, updated_at = ?3 WHERE id = ?1",
             params![m.id, to.as_str(), now],
@@ -530,7 +563,10 @@ impl Store {
     /// Deletes a memory for good, with its events, links and index rows: the only hard delete.
     /// Refused unless the memory is in the trash or `force` is set.
     pub fn purge(&mut self, id: &IdRef, force: bool) -> Result<PurgeOutcome> {
-        let m = self.get(id)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let m = load_in(&tx, id, "id")?;
         if m.tier != Tier::Trash && !force {
             return Err(InputError::new(
                 "id",
@@ -541,9 +577,6 @@ impl Store {
             )
             .into());
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let events: i64 = tx.query_row(
             "SELECT count(*) FROM events WHERE memory_id = ?1",
             [m.id],
@@ -730,7 +763,7 @@ impl Store {
             std::collections::HashMap::new();
         for chunk in ids.chunks(500) {
             let sql = format!(
-                "SELECT memory_id, at, weight FROM events WHERE memory_id IN ({}) AND weight > 0",
+                "SELECT memory_id, at, weight, kind FROM events WHERE memory_id IN ({}) AND weight > 0",
                 crate::store::placeholders(chunk.len())
             );
             let mut stmt = self.conn.prepare_cached(&sql)?;
@@ -740,6 +773,8 @@ impl Store {
                     Trace {
                         at: r.get(1)?,
                         weight: r.get(2)?,
+                        kind: EventKind::parse(&r.get::<_, String>(3)?)
+                            .unwrap_or(EventKind::Update),
                     },
                 ))
             })?;
@@ -759,6 +794,29 @@ impl Store {
             .query_row([id], |r| r.get(0))
             .optional()?)
     }
+}
+
+/// Loads a memory inside a transaction; unknown ids are reported against `field`.
+fn load_in(conn: &rusqlite::Connection, r: &IdRef, field: &'static str) -> Result<Memory> {
+    let sql = match r {
+        IdRef::Id(_) => format!(
+            "SELECT {} FROM memories WHERE id = ?1",
+            crate::store::MEMORY_COLUMNS
+        ),
+        IdRef::Uid(_) => format!(
+            "SELECT {} FROM memories WHERE uid = ?1",
+            crate::store::MEMORY_COLUMNS
+        ),
+    };
+    let found = match r {
+        IdRef::Id(id) => conn
+            .query_row(&sql, [id], crate::store::row_to_memory)
+            .optional()?,
+        IdRef::Uid(uid) => conn
+            .query_row(&sql, [uid], crate::store::row_to_memory)
+            .optional()?,
+    };
+    found.ok_or_else(|| Error::not_found(field, describe(r)))
 }
 
 fn resolve_in(conn: &rusqlite::Connection, r: &IdRef) -> Result<MemoryId> {

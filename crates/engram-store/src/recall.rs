@@ -128,6 +128,10 @@ pub struct RecallResult {
     pub candidates: usize,
 }
 
+/// Exhaustive recall ranks at most this many lexical matches (best first), so a query that
+/// matches half of a large store stays bounded in time and memory.
+pub const EXHAUSTIVE_MAX_CANDIDATES: usize = 2000;
+
 /// Hits ranked, plus the best raw score (for the auto-deepen decision) and best relevance.
 struct Ranked {
     hits: Vec<Hit>,
@@ -275,17 +279,16 @@ impl Store {
         if self.config.max_hops == 0 || direct.hits.is_empty() {
             return Ok(direct);
         }
-        // Seeds: the best direct hits, carrying their raw relevance into the graph.
+        // Seeds: the best direct hits, carrying their ranking relevance (scaled to the best
+        // candidate) into the graph, so an associated memory never outranks its seed.
         let seeds: Vec<(MemoryId, f64)> = direct
             .hits
             .iter()
             .take(req.limit.max(5))
             .map(|h| (h.memory.id, h.relevance))
             .collect();
-        let edges = self.edges_around(
-            &seeds.iter().map(|s| s.0).collect::<Vec<_>>(),
-            self.config.max_hops,
-        )?;
+        let seed_ids: Vec<MemoryId> = seeds.iter().map(|s| s.0).collect();
+        let edges = self.edges_around(&seed_ids, self.config.max_hops, &filter)?;
         let reached = scoring::spread(&seeds, &edges, self.config.max_hops, self.config.hop_decay);
         let known: HashSet<MemoryId> = direct.hits.iter().map(|h| h.memory.id).collect();
         let new_ids: Vec<MemoryId> = reached
@@ -348,7 +351,7 @@ impl Store {
             .filter(|w| w.chars().count() >= 3)
             .take(engram_core::text::MAX_QUERY_TERMS)
             .collect();
-        let cands = self.lexical_candidates(&plan, &filter, usize::MAX >> 1, &partial)?;
+        let cands = self.lexical_candidates(&plan, &filter, EXHAUSTIVE_MAX_CANDIDATES, &partial)?;
         let floor = self.config.exhaustive_min_relevance;
         let kept: Vec<(MemoryId, f64)> = cands.into_iter().filter(|c| c.1 >= floor).collect();
         let memories = self.load_many(&kept.iter().map(|c| c.0).collect::<Vec<_>>())?;
@@ -457,8 +460,9 @@ impl Store {
     }
 
     /// Links within `hops` of `seeds` that spreading activation walks, as undirected edges
-    /// (the strongest weight when both directions exist).
-    fn edges_around(&self, seeds: &[MemoryId], hops: usize) -> Result<Vec<Edge>> {
+    /// (the strongest weight when both directions exist). Edges to memories the filter
+    /// excludes (the trash, other rooms) are dropped, so activation never passes through them.
+    fn edges_around(&self, seeds: &[MemoryId], hops: usize, filter: &Filter) -> Result<Vec<Edge>> {
         let mut seen: HashSet<MemoryId> = seeds.iter().copied().collect();
         let mut frontier: Vec<MemoryId> = seeds.to_vec();
         let mut edges: HashMap<(MemoryId, MemoryId), f64> = HashMap::new();
@@ -470,27 +474,34 @@ impl Store {
             for chunk in frontier.chunks(400) {
                 let ph = crate::store::placeholders(chunk.len());
                 let sql = format!(
-                    "SELECT src, dst, kind, weight FROM links WHERE src IN ({ph}) OR dst IN ({ph})"
+                    "SELECT l.src, l.dst, l.kind, l.weight, a.tier, a.room, b.tier, b.room FROM links l \
+                     JOIN memories a ON a.id = l.src JOIN memories b ON b.id = l.dst \
+                     WHERE l.src IN ({ph}) OR l.dst IN ({ph})"
                 );
                 let mut stmt = self.conn.prepare_cached(&sql)?;
                 let params: Vec<i64> = chunk.iter().chain(chunk.iter()).copied().collect();
                 let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, f64>(3)?,
-                    ))
+                    Ok(LinkRow {
+                        a: r.get(0)?,
+                        b: r.get(1)?,
+                        kind: r.get(2)?,
+                        weight: r.get(3)?,
+                        ends: [(r.get(4)?, r.get(5)?), (r.get(6)?, r.get(7)?)],
+                    })
                 })?;
                 for row in rows {
-                    let (a, b, kind, w) = row?;
-                    if !engram_core::LinkKind::parse(&kind).is_ok_and(|k| k.spreads()) {
+                    let l = row?;
+                    let walkable = engram_core::LinkKind::parse(&l.kind).is_ok_and(|k| k.spreads())
+                        && l.ends
+                            .iter()
+                            .all(|(tier, room)| filter.allows_tier_room(tier, room));
+                    if !walkable {
                         continue;
                     }
-                    let key = (a.min(b), a.max(b));
+                    let key = (l.a.min(l.b), l.a.max(l.b));
                     let e = edges.entry(key).or_insert(0.0);
-                    *e = e.max(w);
-                    for n in [a, b] {
+                    *e = e.max(l.weight);
+                    for n in [l.a, l.b] {
                         if seen.insert(n) {
                             next.push(n);
                         }
@@ -504,4 +515,13 @@ impl Store {
             .map(|((a, b), weight)| Edge { a, b, weight })
             .collect())
     }
+}
+
+/// One link as the graph walk reads it, with the tier and room of both ends.
+struct LinkRow {
+    a: MemoryId,
+    b: MemoryId,
+    kind: String,
+    weight: f64,
+    ends: [(String, String); 2],
 }

@@ -14,6 +14,9 @@ use engram_core::{Kind, MemoryId, Tier};
 use rusqlite::types::Value;
 use std::collections::HashMap;
 
+/// Ids per coverage query: far below SQLite's limit on bound variables.
+const COVERAGE_CHUNK: usize = 400;
+
 /// Which memories a search may return.
 #[derive(Debug, Clone)]
 pub(crate) struct Filter {
@@ -56,6 +59,15 @@ impl Filter {
             params.extend(rooms.iter().map(|r| Value::Text(r.clone())));
         }
         (sql, params)
+    }
+
+    /// Whether a memory with this stored tier and room may be reached.
+    pub fn allows_tier_room(&self, tier: &str, room: &str) -> bool {
+        Tier::parse(tier).is_ok_and(|t| self.tiers.contains(&t))
+            && self
+                .rooms
+                .as_ref()
+                .is_none_or(|r| r.iter().any(|x| x == room))
     }
 
     pub fn allows(&self, m: &engram_core::Memory) -> bool {
@@ -119,6 +131,13 @@ impl Store {
         let terms = plan.words.len() + plan.grams.len() + plan.substrings.len();
         if ids.is_empty() || terms == 0 {
             return Ok(HashMap::new());
+        }
+        if ids.len() > COVERAGE_CHUNK {
+            let mut out = HashMap::with_capacity(ids.len());
+            for chunk in ids.chunks(COVERAGE_CHUNK) {
+                out.extend(self.coverage(plan, chunk, partial)?);
+            }
+            return Ok(out);
         }
         let ph = placeholders(ids.len());
         let ids_sql = format!("m.id IN ({ph})");

@@ -49,7 +49,19 @@ impl Home {
 pub struct Loaded {
     pub config: Config,
     pub unknown_keys: Vec<String>,
+    /// `ENGRAM_*` variables that name no setting and no other known variable (likely typos).
+    pub unknown_env: Vec<String>,
 }
+
+/// `ENGRAM_*` variables that are not settings but are read elsewhere.
+pub const NON_SETTING_VARS: &[&str] = &[
+    "ENGRAM_HOME",
+    "ENGRAM_HTTP_TOKEN",
+    "ENGRAM_MODEL",
+    "ENGRAM_TEST_MODEL_DIR",
+    "ENGRAM_LOG",
+    "ENGRAM_THREADS",
+];
 
 /// Loads the configuration: defaults, then the file (if present), then `ENGRAM_*` variables
 /// from `env`. A file that does not parse, or a value of the wrong type, is an error that
@@ -93,26 +105,37 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
         }
     }
 
+    let mut unknown_env = Vec::new();
+    let mut applied_env = Vec::new();
     for (name, raw) in env {
         let Some(key) = name.strip_prefix("ENGRAM_").map(str::to_ascii_lowercase) else {
             continue;
         };
         if !known.contains(&key) || matches!(table.get(&key), Some(toml::Value::Table(_))) {
-            continue; // ENGRAM_HOME and the like are not settings
+            if !NON_SETTING_VARS.contains(&name.as_str()) {
+                unknown_env.push(name.clone());
+            }
+            continue;
         }
-        let value = parse_env_value(raw);
-        table.insert(key, value);
+        applied_env.push(name.clone());
+        table.insert(key, parse_env_value(raw));
     }
 
+    let origin = if applied_env.is_empty() {
+        String::new()
+    } else {
+        format!(" (with {} from the environment)", applied_env.join(", "))
+    };
     let config: Config = table
         .try_into()
-        .map_err(|e: toml::de::Error| err(format!("{e} (after applying ENGRAM_* variables)")))?;
+        .map_err(|e: toml::de::Error| err(format!("{e}{origin}")))?;
     config
         .validate()
-        .map_err(|e| err(format!("setting {}", e)))?;
+        .map_err(|e| err(format!("setting {e}{origin}")))?;
     Ok(Loaded {
         config,
         unknown_keys,
+        unknown_env,
     })
 }
 
@@ -173,9 +196,15 @@ mod tests {
                 ("ENGRAM_W_RELEVANCE", "0.7"),
                 ("ENGRAM_HOME", "/x"),
                 ("OTHER", "1"),
+                ("ENGRAM_W_RELEVENCE", "1"),
             ]),
         )
         .unwrap();
+        assert_eq!(
+            both.unknown_env,
+            vec!["ENGRAM_W_RELEVENCE"],
+            "typos are reported, known variables are not"
+        );
         assert_eq!(both.config.w_relevance, 0.7);
         let int = load(&path, &env(&[("ENGRAM_W_RELEVANCE", "1")])).unwrap();
         assert_eq!(

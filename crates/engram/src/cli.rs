@@ -97,7 +97,7 @@ pub struct RecallArgs {
     #[arg(long, default_value = "fast")]
     pub mode: String,
     /// Same as --mode deep (seed B).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "mode")]
     pub deep: bool,
     #[arg(long, default_value_t = 5)]
     pub limit: usize,

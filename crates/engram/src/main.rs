@@ -128,7 +128,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 importance,
                 tags: a
                     .tags
-                    .map(|t| t.split(',').map(str::to_string).collect())
+                    .map(|t| {
+                        t.split(',')
+                            .filter(|t| !t.trim().is_empty())
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 room: a.room,
                 cwd: caller_dir(cli.cwd),

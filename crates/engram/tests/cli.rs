@@ -4,12 +4,19 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+/// `engram` with a clean environment: no `ENGRAM_*` variable from the caller leaks in.
+fn command(home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
+    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")) {
+        c.env_remove(k);
+    }
+    c.env("ENGRAM_HOME", home).current_dir(home);
+    c
+}
+
 fn engram(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_engram"))
+    command(home)
         .args(args)
-        .env("ENGRAM_HOME", home)
-        .env_remove("ENGRAM_DYNAMICS")
-        .current_dir(home)
         .stdin(Stdio::null())
         .output()
         .expect("engram runs")
@@ -232,9 +239,8 @@ fn content_from_stdin_and_invalid_utf8_is_refused() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let run = |input: &[u8]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_engram"))
+        let mut child = command(dir.path())
             .args(["remember", "-", "--room", "app", "--json"])
-            .env("ENGRAM_HOME", dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -257,9 +263,8 @@ fn configuration_file_and_environment_layer_over_defaults() {
     let h = dir.path();
     std::fs::write(h.join("config.toml"), "dynamics = \"strength\"\n").unwrap();
     assert_eq!(ok_json(h, &["stats"])["dynamics"], "strength");
-    let out = Command::new(env!("CARGO_BIN_EXE_engram"))
+    let out = command(h)
         .args(["stats", "--json"])
-        .env("ENGRAM_HOME", h)
         .env("ENGRAM_DYNAMICS", "actr")
         .output()
         .unwrap();
