@@ -25,6 +25,17 @@ pub struct Config {
     /// Lexical relevance is `1 − e^{bm25 / bm25_scale}`. B used 1, which saturates near 1 for
     /// any match in a large store; 10 keeps BM25's ordering visible in the score.
     pub bm25_scale: f64,
+    /// Share of relevance that comes from query coverage (the fraction of query terms a
+    /// memory holds); the rest is BM25 scaled to the best candidate. Coverage keeps
+    /// relevance meaningful in small stores, where BM25 is near zero for any match.
+    pub coverage_weight: f64,
+    /// With `fusion = "weighted"`: the lexical share of relevance (the rest is the cosine).
+    pub w_lexical: f64,
+    /// The embedding model: a known name (`all-MiniLM-L6-v2`, `multilingual-e5-small`), a
+    /// folder, or `none` for lexical search only. `ENGRAM_MODEL` overrides it.
+    pub model: String,
+    /// Threads for embedding (1 is fastest on two cores; 0 uses every core).
+    pub embed_threads: usize,
     /// How candidate sources fuse into one relevance: `max`, `weighted` or `rrf`.
     pub fusion: Fusion,
     /// Candidates taken from each source before ranking (B: 50).
@@ -70,7 +81,11 @@ impl Default for Config {
             w_importance: w.importance,
             relevance_norm_floor: 0.10,
             bm25_scale: 10.0,
-            fusion: Fusion::Max,
+            coverage_weight: 0.5,
+            w_lexical: 0.5,
+            model: "all-MiniLM-L6-v2".to_string(),
+            embed_threads: 1,
+            fusion: Fusion::Weighted,
             candidate_k: 50,
             rrf_k: 60.0,
             recall_hit_weight: 0.3,
@@ -115,6 +130,8 @@ impl Config {
             ),
             ("exhaustive_min_relevance", self.exhaustive_min_relevance),
             ("hop_decay", self.hop_decay),
+            ("coverage_weight", self.coverage_weight),
+            ("w_lexical", self.w_lexical),
             ("correction_min_importance", self.correction_min_importance),
             ("default_importance", self.default_importance),
             ("colink_increment", self.colink_increment),

@@ -31,6 +31,37 @@ pub trait Embedder: Send + Sync {
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError>;
 }
 
+/// Where a model's cosines fall: unrelated texts around `unrelated`, paraphrases around
+/// `paraphrase`. Thresholds that compare cosines (auto-deepen, later dedup bands and graph
+/// edges) go through [`Calibration::scale`], so they mean the same for every model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    pub unrelated: f32,
+    pub paraphrase: f32,
+}
+
+impl Calibration {
+    /// Maps a cosine to `[0, 1]`: 0 at the unrelated level, 1 at the paraphrase level.
+    pub fn scale(&self, cos: f32) -> f64 {
+        let span = (self.paraphrase - self.unrelated).max(1e-3);
+        f64::from(((cos - self.unrelated) / span).clamp(0.0, 1.0))
+    }
+}
+
+/// The calibration of a model, by id. Measured here: MiniLM puts unrelated sentences at
+/// 0.0–0.2 and paraphrases at 0.55–0.65; multilingual-e5 at 0.70–0.78 and 0.88–0.95.
+/// Unknown models get MiniLM-like values (most sentence-transformers spread like it).
+pub fn calibration(model_id: &str) -> Calibration {
+    let id = model_id.to_ascii_lowercase();
+    if id.contains("e5") {
+        Calibration { unrelated: 0.76, paraphrase: 0.92 }
+    } else if id.contains("hash-ngram") {
+        Calibration { unrelated: 0.2, paraphrase: 0.8 }
+    } else {
+        Calibration { unrelated: 0.15, paraphrase: 0.6 }
+    }
+}
+
 /// Dot product with eight independent accumulators, which the compiler vectorises.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
@@ -121,6 +152,15 @@ mod tests {
         assert!((dot(&a, &a) - 1.0).abs() < 1e-5);
         assert!(dot(&a, &b[0]) > dot(&a, &b[1]) + 0.2);
         assert_eq!(a.len(), 256);
+    }
+
+    #[test]
+    fn calibration_scales_per_model() {
+        let m = calibration("sentence-transformers/all-MiniLM-L6-v2");
+        assert_eq!(m.scale(0.1), 0.0);
+        assert_eq!(m.scale(0.9), 1.0);
+        let e = calibration("intfloat/multilingual-e5-small");
+        assert!(e.scale(0.75) < 0.1 && e.scale(0.91) > 0.9, "e5's unrelated cosines are high");
     }
 
     #[test]

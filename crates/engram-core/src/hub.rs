@@ -119,6 +119,30 @@ pub fn progress_text(
     s
 }
 
+/// The share of `query`'s words found in `text`, for matching a handoff's next steps to
+/// later work. Words are compared by their first five letters, a crude stemmer that
+/// makes "migrate" meet "migration".
+pub fn term_coverage(query: &str, text: &str) -> f64 {
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    let q: Vec<String> = crate::text::split(query)
+        .words
+        .iter()
+        .map(|w| stem(w))
+        .collect();
+    if q.is_empty() {
+        return 0.0;
+    }
+    let t: std::collections::HashSet<String> = crate::text::split(text)
+        .words
+        .iter()
+        .map(|w| stem(w))
+        .collect();
+    let mut uniq = q.clone();
+    uniq.sort();
+    uniq.dedup();
+    uniq.iter().filter(|w| t.contains(*w)).count() as f64 / uniq.len() as f64
+}
+
 /// A rough token count for budgets: about four bytes of Latin text per token, one token
 /// per CJK character. Errs on the high side so a budget is not overrun.
 pub fn estimate_tokens(text: &str) -> usize {
@@ -188,6 +212,16 @@ mod tests {
             p,
             "Progress: search [in_progress] 42%\nBlockers: index\nQuality: 0.80\nNotes: going"
         );
+    }
+
+    #[test]
+    fn coverage_of_steps() {
+        assert_eq!(
+            term_coverage("migrate the database", "Database migration finished"),
+            1.0
+        );
+        assert!((term_coverage("add login page", "login works") - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(term_coverage("the", "anything"), 0.0);
     }
 
     #[test]

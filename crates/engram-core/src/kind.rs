@@ -79,9 +79,9 @@ impl Kind {
         let alias = match s.as_str() {
             // Seed C's observation types and a few obvious synonyms.
             "architecture" | "adr" | "design" | "tradeoff" => Kind::Decision,
-            "discovery" | "learning" | "learned" | "insight" => Kind::Knowledge,
+            "discovery" | "learning" | "learned" | "insight" | "passive" => Kind::Knowledge,
             "manual" | "note" | "general" | "observation" => Kind::Fact,
-            "bug" | "incident" | "hotfix" | "fix" => Kind::Bugfix,
+            "bug" | "incident" | "hotfix" | "fix" | "root_cause" | "investigation" => Kind::Bugfix,
             "error" => Kind::Failure,
             "convention" | "guideline" => Kind::Pattern,
             "session" | "session_summary" | "summary" => Kind::Episode,

@@ -18,6 +18,7 @@ pub mod room;
 pub mod scoring;
 pub mod text;
 pub mod time;
+pub mod topic;
 
 pub use config::Config;
 pub use error::InputError;

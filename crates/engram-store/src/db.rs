@@ -68,6 +68,33 @@ CREATE INDEX links_dst ON links (dst);
 CREATE VIRTUAL TABLE fts_words USING fts5 (body, tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE fts_grams USING fts5 (body, tokenize = 'trigram case_sensitive 0 remove_diacritics 1');
 "#,
+    // 2: sessions (C's start/end/summary, A's outcome).
+    r#"
+CREATE TABLE sessions (
+    id         TEXT PRIMARY KEY,
+    room       TEXT NOT NULL,
+    directory  TEXT,
+    source     TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at   INTEGER,
+    summary    TEXT,
+    outcome    TEXT,
+    outcome_at INTEGER
+);
+CREATE INDEX events_session ON events (session_id) WHERE session_id IS NOT NULL;
+"#,
+    // 3: one embedding per memory, tagged with the model that made it. `seq` grows with every
+    // write, so a process can pick up what others wrote since it last looked.
+    r#"
+CREATE TABLE embeddings (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id INTEGER NOT NULL UNIQUE REFERENCES memories (id) ON DELETE CASCADE,
+    model     TEXT NOT NULL,
+    dim       INTEGER NOT NULL,
+    vector    BLOB NOT NULL
+);
+CREATE INDEX embeddings_model ON embeddings (model);
+"#,
 ];
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.

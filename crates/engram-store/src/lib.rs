@@ -9,20 +9,27 @@
 
 mod db;
 mod error;
+pub mod hub;
 mod ops;
 mod recall;
 pub mod rooms;
 mod search;
 pub mod settings;
 mod store;
+mod vectors;
 
 pub use error::{Error, Result};
+pub use hub::{
+    Briefing, ContextRequest, EngineeringStats, FailureRequest, HandoffRequest, Origin, Outcome,
+    ProgressRequest, SessionInfo, SessionOutcome,
+};
 pub use ops::{
-    CorrectOutcome, LinkOutcome, MemoryDetail, PurgeOutcome, ReinforceOutcome, RememberAction,
-    RememberOutcome, RememberRequest, Stats, TierChange,
+    CorrectOutcome, LinkOutcome, MemoryDetail, MemoryUpdate, PurgeOutcome, ReinforceOutcome,
+    RememberAction, RememberOutcome, RememberRequest, Stats, TierChange,
 };
 pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
 pub use store::{Clock, Store, system_clock};
+pub use vectors::EmbeddingStatus;
 
 /// Schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = db::MIGRATIONS.len() as i64;

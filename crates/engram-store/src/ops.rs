@@ -38,6 +38,16 @@ pub struct RememberRequest {
     pub related: Vec<IdRef>,
 }
 
+/// Fields to change in [`Store::update`]; `None` keeps the current value.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryUpdate {
+    pub content: Option<String>,
+    pub title: Option<String>,
+    pub importance: Option<f64>,
+    pub kind: Option<Kind>,
+    pub topic_key: Option<String>,
+}
+
 /// What `remember` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -143,11 +153,21 @@ pub struct Stats {
     pub event_count: u64,
     pub events_by_kind: BTreeMap<String, u64>,
     pub schema_version: i64,
-    /// `lexical` until an embedding model is configured.
+    /// `lexical`, or `hybrid` when an embedding model is loaded.
     pub search: &'static str,
+    /// The model and how many memories it has embedded.
+    pub embeddings: crate::vectors::EmbeddingStatus,
     pub dynamics: engram_core::dynamics::DynamicsModel,
     pub db_path: String,
     pub db_bytes: u64,
+}
+
+/// The text a memory's vector is computed from: its title, then its content.
+pub(crate) fn embed_text(title: Option<&str>, content: &str) -> String {
+    match title {
+        Some(t) if !t.trim().is_empty() => format!("{t}\n{content}"),
+        _ => content.to_string(),
+    }
 }
 
 fn content_hash(content: &str) -> String {
@@ -195,6 +215,14 @@ impl Store {
         let kind = req.kind.unwrap_or(Kind::Fact);
         let hash = content_hash(&req.content);
         let now = self.now();
+        // Embedding is the slow part: do it before taking the write lock, and skip it when
+        // the content is already known (checked again inside the transaction).
+        let known: bool = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active')",
+            params![hash, room],
+            |r| r.get(0),
+        )?;
+        let vector = if known { None } else { self.embed_document(&embed_text(req.title.as_deref(), &req.content)) };
 
         let tx = self
             .conn
@@ -272,6 +300,9 @@ impl Store {
         )?;
         let id = tx.last_insert_rowid();
         index_text(&tx, id, req.title.as_deref(), &req.content, &tags)?;
+        if let Some((model, v)) = &vector {
+            crate::vectors::write_embedding(&tx, id, model, v)?;
+        }
         let w = dynamics::create_weight(importance, &self.config.actr);
         add_event(
             &tx,
@@ -380,6 +411,7 @@ impl Store {
             limits::check_name("source", s)?;
         }
         let now = self.now();
+        let vector = self.embed_document(corrected);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -452,6 +484,9 @@ impl Store {
         )?;
         let new_id = tx.last_insert_rowid();
         index_text(&tx, new_id, old.title.as_deref(), &content, &tags)?;
+        if let Some((model, v)) = &vector {
+            crate::vectors::write_embedding(&tx, new_id, model, v)?;
+        }
         add_event(
             &tx,
             new_id,
@@ -601,6 +636,110 @@ impl Store {
         })
     }
 
+    /// Rewrites a memory in place (seed A's `update_memory`, C's `mem_update`). The previous
+    /// text, title and importance are kept in the memory's event log as a revision, so
+    /// nothing is lost; the full-text index is rebuilt.
+    pub fn update(&mut self, id: &IdRef, change: MemoryUpdate) -> Result<Memory> {
+        if let Some(c) = &change.content {
+            limits::check_content("content", c)?;
+        }
+        if let Some(t) = &change.title {
+            limits::check_len("title", t, limits::MAX_TITLE_BYTES)?;
+        }
+        if let Some(i) = change.importance {
+            engram_core::importance::from_number(i, false)?;
+        }
+        check_optional_name("topic_key", &change.topic_key)?;
+        if change.content.is_none()
+            && change.title.is_none()
+            && change.importance.is_none()
+            && change.kind.is_none()
+            && change.topic_key.is_none()
+        {
+            return Err(InputError::new(
+                "content",
+                "give at least one of content, title, importance, kind, topic_key",
+            )
+            .into());
+        }
+        let now = self.now();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let m = load_in(&tx, id, "id")?;
+        if m.tier == Tier::Trash {
+            return Err(InputError::new(
+                "id",
+                format!("#{} is in the trash; restore it first", m.id),
+            )
+            .into());
+        }
+        let content = change.content.unwrap_or_else(|| m.content.clone());
+        let title = change.title.or_else(|| m.title.clone());
+        let importance = change.importance.unwrap_or(m.importance);
+        let kind = change.kind.unwrap_or(m.kind);
+        let topic_key = change.topic_key.or_else(|| m.topic_key.clone());
+        let revision = serde_json::json!({
+            "revision_of": m.id, "content": m.content, "title": m.title, "importance": m.importance,
+            "kind": m.kind, "topic_key": m.topic_key, "updated_at": engram_core::time::format(m.updated_at),
+        });
+        tx.execute(
+            "UPDATE memories SET content = ?2, title = ?3, importance = ?4, kind = ?5, topic_key = ?6, content_hash = ?7, updated_at = ?8 WHERE id = ?1",
+            params![m.id, content, title, importance, kind.as_str(), topic_key, content_hash(&content), now],
+        )?;
+        index_text(&tx, m.id, title.as_deref(), &content, &m.tags)?;
+        // The old vector no longer describes the text; the new one is written after commit.
+        tx.execute("DELETE FROM embeddings WHERE memory_id = ?1", [m.id])?;
+        add_event(
+            &tx,
+            m.id,
+            EventKind::Update,
+            1.0,
+            now,
+            None,
+            Some(&revision.to_string()),
+        )?;
+        tx.commit()?;
+        if let Some((model, v)) = self.embed_document(&embed_text(title.as_deref(), &content)) {
+            crate::vectors::write_embedding(&self.conn, m.id, &model, &v)?;
+        }
+        self.get(&IdRef::Id(m.id))
+    }
+
+    /// Memories around `id` in time: those of its session when it has one, else of its room.
+    pub fn timeline(
+        &self,
+        id: &IdRef,
+        before: usize,
+        after: usize,
+    ) -> Result<(Vec<Memory>, Memory, Vec<Memory>)> {
+        let m = self.get(id)?;
+        let (cond, key): (&str, String) = match &m.session_id {
+            Some(s) => ("session_id = ?1", s.clone()),
+            None => ("room = ?1", m.room.clone()),
+        };
+        let cols = crate::store::MEMORY_COLUMNS;
+        let q = |sql: String, n: usize| -> Result<Vec<Memory>> {
+            let mut stmt = self.conn.prepare(&sql)?;
+            let rows = stmt.query_map(params![key, m.id, n as i64], crate::store::row_to_memory)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        let mut prev = q(
+            format!(
+                "SELECT {cols} FROM memories WHERE {cond} AND id < ?2 AND tier != 'trash' ORDER BY id DESC LIMIT ?3"
+            ),
+            before.min(50),
+        )?;
+        prev.reverse();
+        let next = q(
+            format!(
+                "SELECT {cols} FROM memories WHERE {cond} AND id > ?2 AND tier != 'trash' ORDER BY id LIMIT ?3"
+            ),
+            after.min(50),
+        )?;
+        Ok((prev, m, next))
+    }
+
     /// Adds or updates a typed link `src → dst` (weight 0–1, default 1).
     pub fn link(
         &mut self,
@@ -747,7 +886,8 @@ impl Store {
             schema_version: self
                 .conn
                 .query_row("PRAGMA user_version", [], |r| r.get(0))?,
-            search: "lexical",
+            search: if self.embedder.is_some() { "hybrid" } else { "lexical" },
+            embeddings: self.embedding_status()?,
             dynamics: self.config.dynamics,
             db_path: self.path().display().to_string(),
             db_bytes,

@@ -73,6 +73,9 @@ pub struct RecallRequest {
     /// Log a recall-hit event for every returned hit (default true).
     pub record_hits: bool,
     pub session_id: Option<String>,
+    /// Pack hits, best first, until their content would exceed this many tokens (about
+    /// four bytes each); the result says how many were used and how many hits were left out.
+    pub token_budget: Option<usize>,
 }
 
 impl RecallRequest {
@@ -86,6 +89,7 @@ impl RecallRequest {
             cwd: None,
             record_hits: true,
             session_id: None,
+            token_budget: None,
         }
     }
 }
@@ -103,6 +107,9 @@ pub struct Hit {
     pub activation: f64,
     /// Share of the query's terms the memory holds (0 for memories reached over links).
     pub coverage: f64,
+    /// Cosine between the query and the memory, when a model is loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f64>,
     pub via: Via,
     /// For associative hits: the ids from the matching memory to this one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,6 +133,14 @@ pub struct RecallResult {
     pub rooms: Option<Vec<String>>,
     /// Candidates considered before the limit.
     pub candidates: usize,
+    /// With a token budget: the budget, the tokens the returned hits use, and how many
+    /// hits within the limit were left out to respect it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_used: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted_for_budget: Option<usize>,
 }
 
 /// Exhaustive recall ranks at most this many lexical matches (best first), so a query that
@@ -161,29 +176,56 @@ impl Store {
         let rooms = scope.rooms();
         let kinds = (!req.kinds.is_empty()).then(|| req.kinds.clone());
 
+        // The query's vector, when a model is loaded and the store has vectors of it.
+        self.refresh_index()?;
+        let qvec: Option<Vec<f32>> = match &self.embedder {
+            Some(e) if self.index.as_ref().is_some_and(|i| i.len() > 0) => e.embed_query(&req.query).ok(),
+            _ => None,
+        };
+        let qv = qvec.as_deref();
         let ranked_fast;
         let (mut ranked, mode, auto) = match req.mode {
             Mode::Fast => {
-                ranked_fast = self.fast(req, &kinds, &rooms)?;
+                ranked_fast = self.fast(req, &kinds, &rooms, qv)?;
                 if ranked_fast.best_raw < self.config.deep_score_threshold {
-                    let (r, m) = self.deep_then_maybe_exhaustive(req, &kinds, &rooms)?;
+                    let (r, m) = self.deep_then_maybe_exhaustive(req, &kinds, &rooms, qv)?;
                     (r, m, true)
                 } else {
                     (ranked_fast, Mode::Fast, false)
                 }
             }
             Mode::Deep => {
-                let (r, m) = self.deep_then_maybe_exhaustive(req, &kinds, &rooms)?;
+                let (r, m) = self.deep_then_maybe_exhaustive(req, &kinds, &rooms, qv)?;
                 let auto = m != Mode::Deep;
                 (r, m, auto)
             }
             Mode::Exhaustive => (
-                self.exhaustive(req, &kinds, &rooms)?,
+                self.exhaustive(req, &kinds, &rooms, qv)?,
                 Mode::Exhaustive,
                 false,
             ),
         };
         ranked.hits.truncate(req.limit);
+        let mut tokens_used = None;
+        let mut omitted = None;
+        if let Some(budget) = req.token_budget {
+            if budget == 0 {
+                return Err(InputError::new("token_budget", "must be at least 1").into());
+            }
+            let mut used = 0;
+            let mut keep = 0;
+            for h in &ranked.hits {
+                let t = engram_core::hub::estimate_tokens(&h.memory.content);
+                if used + t > budget {
+                    break;
+                }
+                used += t;
+                keep += 1;
+            }
+            omitted = Some(ranked.hits.len() - keep);
+            ranked.hits.truncate(keep);
+            tokens_used = Some(used);
+        }
         for hit in &mut ranked.hits {
             if hit.memory.tier == Tier::Superseded {
                 hit.superseded_by = self.successor_of(hit.memory.id)?;
@@ -221,6 +263,9 @@ impl Store {
             auto_deepened: auto,
             rooms,
             candidates: ranked.candidates,
+            token_budget: req.token_budget,
+            tokens_used,
+            omitted_for_budget: omitted,
         })
     }
 
@@ -229,10 +274,11 @@ impl Store {
         req: &RecallRequest,
         kinds: &Option<Vec<Kind>>,
         rooms: &Option<Vec<String>>,
+        qvec: Option<&[f32]>,
     ) -> Result<(Ranked, Mode)> {
-        let deep = self.deep(req, kinds, rooms)?;
+        let deep = self.deep(req, kinds, rooms, qvec)?;
         if deep.best_raw < self.config.exhaustive_score_threshold {
-            let ex = self.exhaustive(req, kinds, rooms)?;
+            let ex = self.exhaustive(req, kinds, rooms, qvec)?;
             if ex.best_relevance > deep.best_relevance {
                 return Ok((ex, Mode::Exhaustive));
             }
@@ -245,6 +291,7 @@ impl Store {
         req: &RecallRequest,
         kinds: &Option<Vec<Kind>>,
         rooms: &Option<Vec<String>>,
+        qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
         let filter = Filter {
             tiers: vec![Tier::Active],
@@ -258,7 +305,7 @@ impl Store {
         };
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
-        self.rank(&plan, &cands, Via::Direct)
+        self.rank(&plan, &cands, &self.vector_source(qvec, &filter)?, qvec, Via::Direct)
     }
 
     fn deep(
@@ -266,6 +313,7 @@ impl Store {
         req: &RecallRequest,
         kinds: &Option<Vec<Kind>>,
         rooms: &Option<Vec<String>>,
+        qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
         let filter = Filter {
             tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
@@ -275,7 +323,7 @@ impl Store {
         };
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
-        let mut direct = self.rank(&plan, &cands, Via::Direct)?;
+        let mut direct = self.rank(&plan, &cands, &self.vector_source(qvec, &filter)?, qvec, Via::Direct)?;
         if self.config.max_hops == 0 || direct.hits.is_empty() {
             return Ok(direct);
         }
@@ -317,6 +365,7 @@ impl Store {
                 relevance: r.score,
                 activation: act,
                 coverage: 0.0,
+                cosine: qvec.and_then(|q| self.cosine_with(q, m.id)).map(f64::from),
                 via: Via::Associative,
                 path: Some(r.path.clone()),
                 superseded_by: None,
@@ -337,6 +386,7 @@ impl Store {
         req: &RecallRequest,
         kinds: &Option<Vec<Kind>>,
         rooms: &Option<Vec<String>>,
+        qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
         let filter = Filter {
             tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
@@ -351,7 +401,22 @@ impl Store {
             .filter(|w| w.chars().count() >= 3)
             .take(engram_core::text::MAX_QUERY_TERMS)
             .collect();
-        let cands = self.lexical_candidates(&plan, &filter, EXHAUSTIVE_MAX_CANDIDATES, &partial)?;
+        let mut cands = self.lexical_candidates(&plan, &filter, EXHAUSTIVE_MAX_CANDIDATES, &partial)?;
+        // With a model, meaning counts too: relevance is the larger of the lexical match and
+        // the calibrated cosine.
+        let cal = self.embedder.as_ref().map(|e| engram_core::embed::calibration(e.model_id()));
+        if let (Some(q), Some(cal)) = (qvec, cal) {
+            let mut by_id: HashMap<MemoryId, f64> = cands.iter().copied().collect();
+            for (id, _) in self.vector_candidates(q, &filter, EXHAUSTIVE_MAX_CANDIDATES / 10)? {
+                by_id.entry(id).or_insert(0.0);
+            }
+            for (id, rel) in by_id.iter_mut() {
+                if let Some(c) = self.cosine_with(q, *id) {
+                    *rel = rel.max(cal.scale(c));
+                }
+            }
+            cands = by_id.into_iter().collect();
+        }
         let floor = self.config.exhaustive_min_relevance;
         let kept: Vec<(MemoryId, f64)> = cands.into_iter().filter(|c| c.1 >= floor).collect();
         let memories = self.load_many(&kept.iter().map(|c| c.0).collect::<Vec<_>>())?;
@@ -369,6 +434,7 @@ impl Store {
                 relevance: *rel,
                 activation: act,
                 coverage: coverage.get(id).copied().unwrap_or(0.0),
+                cosine: qvec.and_then(|q| self.cosine_with(q, *id)).map(f64::from),
                 via: Via::Exhaustive,
                 path: None,
                 superseded_by: None,
@@ -382,7 +448,13 @@ impl Store {
                 .then(b.activation.total_cmp(&a.activation))
                 .then(a.memory.id.cmp(&b.memory.id))
         });
-        let best = hits.iter().map(|h| h.coverage).fold(0.0, f64::max);
+        let best = hits
+            .iter()
+            .map(|h| match (h.cosine, cal) {
+                (Some(c), Some(cal)) => h.coverage.max(cal.scale(c as f32)),
+                _ => h.coverage,
+            })
+            .fold(0.0, f64::max);
         Ok(Ranked {
             candidates: hits.len(),
             hits,
@@ -391,38 +463,102 @@ impl Store {
         })
     }
 
-    /// Scores candidates: BM25 relevance scaled to the best candidate orders them; query
-    /// coverage stands in for relevance in the best *raw* score that decides whether the
-    /// result is weak (BM25 alone is tiny in a small store, whatever the match).
+    /// Vector candidates for a filter, when there is a query vector.
+    fn vector_source(&self, qvec: Option<&[f32]>, filter: &Filter) -> Result<Vec<(MemoryId, f64)>> {
+        match qvec {
+            Some(q) => self.vector_candidates(q, filter, self.config.candidate_k),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Relevance of each candidate (lexical ∪ vector), in candidate order.
+    ///
+    /// Lexical part: BM25 relevance scaled to the best candidate, blended with query
+    /// coverage (`coverage_weight`). With a query vector, the cosine joins by `fusion`:
+    /// `weighted` (default) adds `w_lexical`·lexical + (1 − `w_lexical`)·cosine min-max
+    /// normalised over the candidates (the benchmark's best), `max` takes the larger of the
+    /// lexical part and the calibrated cosine (B), `rrf` fuses the two rankings.
+    /// `absolute` is the query-independent strength used by the auto-deepen thresholds:
+    /// the larger of coverage and the model-calibrated cosine.
+    fn relevances(
+        &self,
+        plan: &engram_core::text::QueryPlan,
+        lex: &[(MemoryId, f64)],
+        vec: &[(MemoryId, f64)],
+        qvec: Option<&[f32]>,
+    ) -> Result<Vec<Scored>> {
+        let mut ids: Vec<MemoryId> = lex.iter().map(|c| c.0).collect();
+        let seen: HashSet<MemoryId> = ids.iter().copied().collect();
+        ids.extend(vec.iter().map(|c| c.0).filter(|id| !seen.contains(id)));
+        let lex_map: HashMap<MemoryId, f64> = lex.iter().copied().collect();
+        let coverage = self.coverage(plan, &ids, false)?;
+        let best_lex = lex.iter().map(|c| c.1).fold(0.0, f64::max).max(self.config.relevance_norm_floor).max(1e-9);
+        let cw = self.config.coverage_weight;
+        let cal = self.embedder.as_ref().map(|e| engram_core::embed::calibration(e.model_id()));
+        let cosines: Vec<Option<f64>> =
+            ids.iter().map(|id| qvec.and_then(|q| self.cosine_with(q, *id)).map(f64::from)).collect();
+        let (cmin, cmax) = cosines.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(*c), hi.max(*c)));
+        let span = (cmax - cmin).max(0.05);
+        let rrf_rank = |list: &[(MemoryId, f64)], id: MemoryId| list.iter().position(|c| c.0 == id);
+        let mut out = Vec::with_capacity(ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            let cov = coverage.get(id).copied().unwrap_or(0.0);
+            let lexical = (1.0 - cw) * (lex_map.get(id).copied().unwrap_or(0.0) / best_lex).min(1.0) + cw * cov;
+            let (relevance, absolute) = match (cosines[i], cal) {
+                (Some(c), Some(cal)) => {
+                    let calibrated = cal.scale(c as f32);
+                    let rel = match self.config.fusion {
+                        scoring::Fusion::Weighted => {
+                            let wl = self.config.w_lexical;
+                            wl * lexical + (1.0 - wl) * ((c - cmin) / span).clamp(0.0, 1.0)
+                        }
+                        scoring::Fusion::Max => lexical.max(calibrated),
+                        scoring::Fusion::Rrf => {
+                            let k = self.config.rrf_k;
+                            let r = |p: Option<usize>| p.map(|p| 1.0 / (k + p as f64 + 1.0)).unwrap_or(0.0);
+                            (r(rrf_rank(lex, *id)) + r(rrf_rank(vec, *id))) * (k + 1.0) / 2.0
+                        }
+                    };
+                    (rel, cov.max(calibrated))
+                }
+                _ => (lexical, cov),
+            };
+            out.push(Scored { id: *id, relevance, absolute, coverage: cov, cosine: cosines[i] });
+        }
+        Ok(out)
+    }
+
+    /// Ranks candidates by the final score. The best *raw* score, for the auto-deepen
+    /// decision, uses each candidate's absolute relevance (coverage or calibrated cosine):
+    /// BM25 alone is tiny in a small store, whatever the match.
     fn rank(
         &self,
         plan: &engram_core::text::QueryPlan,
-        cands: &[(MemoryId, f64)],
+        lex: &[(MemoryId, f64)],
+        vec: &[(MemoryId, f64)],
+        qvec: Option<&[f32]>,
         via: Via,
     ) -> Result<Ranked> {
-        let ids: Vec<MemoryId> = cands.iter().map(|c| c.0).collect();
-        let memories = self.load_many(&ids)?;
-        let by_id: HashMap<MemoryId, Memory> = memories.into_iter().map(|m| (m.id, m)).collect();
+        let scored = self.relevances(plan, lex, vec, qvec)?;
+        let ids: Vec<MemoryId> = scored.iter().map(|c| c.id).collect();
+        let by_id: HashMap<MemoryId, Memory> = self.load_many(&ids)?.into_iter().map(|m| (m.id, m)).collect();
         let traces = self.traces_of(&ids)?;
-        let coverage = self.coverage(plan, &ids, false)?;
-        let raw: Vec<f64> = cands.iter().map(|c| c.1).collect();
-        let norm = scoring::normalize_relevances(&raw, self.config.relevance_norm_floor);
         let now = self.now();
         let w = self.config.weights();
         let mut best_raw: f64 = 0.0;
         let mut best_relevance: f64 = 0.0;
-        let mut hits = Vec::with_capacity(cands.len());
-        for (i, (id, _)) in cands.iter().enumerate() {
-            let Some(m) = by_id.get(id) else { continue };
-            let act = self.activation_of(m, traces.get(id).map(Vec::as_slice).unwrap_or(&[]), now);
-            let cov = coverage.get(id).copied().unwrap_or(0.0);
-            best_raw = best_raw.max(scoring::final_score(&w, cov, act, m.importance));
-            best_relevance = best_relevance.max(cov);
+        let mut hits = Vec::with_capacity(scored.len());
+        for c in &scored {
+            let Some(m) = by_id.get(&c.id) else { continue };
+            let act = self.activation_of(m, traces.get(&c.id).map(Vec::as_slice).unwrap_or(&[]), now);
+            best_raw = best_raw.max(scoring::final_score(&w, c.absolute, act, m.importance));
+            best_relevance = best_relevance.max(c.absolute);
             hits.push(Hit {
-                score: scoring::final_score(&w, norm[i], act, m.importance),
-                relevance: norm[i],
+                score: scoring::final_score(&w, c.relevance, act, m.importance),
+                relevance: c.relevance,
                 activation: act,
-                coverage: cov,
+                coverage: c.coverage,
+                cosine: c.cosine,
                 via,
                 path: None,
                 superseded_by: None,
@@ -430,17 +566,8 @@ impl Store {
                 memory: m.clone(),
             });
         }
-        hits.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then(a.memory.id.cmp(&b.memory.id))
-        });
-        Ok(Ranked {
-            candidates: hits.len(),
-            hits,
-            best_raw,
-            best_relevance,
-        })
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id)));
+        Ok(Ranked { candidates: hits.len(), hits, best_raw, best_relevance })
     }
 
     fn activation_of(
@@ -515,6 +642,15 @@ impl Store {
             .map(|((a, b), weight)| Edge { a, b, weight })
             .collect())
     }
+}
+
+/// One candidate's relevance, before activation and importance join.
+struct Scored {
+    id: MemoryId,
+    relevance: f64,
+    absolute: f64,
+    coverage: f64,
+    cosine: Option<f64>,
 }
 
 /// One link as the graph walk reads it, with the tier and room of both ends.

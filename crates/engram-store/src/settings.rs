@@ -57,10 +57,9 @@ pub struct Loaded {
 pub const NON_SETTING_VARS: &[&str] = &[
     "ENGRAM_HOME",
     "ENGRAM_HTTP_TOKEN",
-    "ENGRAM_MODEL",
     "ENGRAM_TEST_MODEL_DIR",
+    "ENGRAM_TEST_PYTHON",
     "ENGRAM_LOG",
-    "ENGRAM_THREADS",
 ];
 
 /// Loads the configuration: defaults, then the file (if present), then `ENGRAM_*` variables

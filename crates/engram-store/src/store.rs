@@ -28,6 +28,10 @@ pub struct Store {
     pub(crate) config: Config,
     pub(crate) clock: Clock,
     path: PathBuf,
+    /// The sentence encoder, when a model is loaded; recall is lexical without one.
+    pub(crate) embedder: Option<Arc<dyn engram_core::embed::Embedder>>,
+    /// Vectors of the current model, loaded on first use and refreshed incrementally.
+    pub(crate) index: Option<crate::vectors::VectorIndex>,
 }
 
 impl Store {
@@ -35,12 +39,7 @@ impl Store {
     pub fn open(path: &Path, config: Config) -> Result<Store> {
         config.validate()?;
         let conn = db::open(path)?;
-        Ok(Store {
-            conn,
-            config,
-            clock: system_clock(),
-            path: path.to_path_buf(),
-        })
+        Ok(Store { conn, config, clock: system_clock(), path: path.to_path_buf(), embedder: None, index: None })
     }
 
     /// Replaces the clock (tests, simulations, benchmarks).

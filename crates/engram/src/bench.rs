@@ -14,12 +14,32 @@ use engram_store::{Mode, RecallRequest, RememberRequest, Store};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::io::{BufRead, BufReader};
 use std::time::Instant;
+
+/// Benchmarks use the built-in defaults plus `ENGRAM_*` variables (never the user's
+/// config file), so a setting can be tried with `ENGRAM_W_RELEVANCE=0.7 engram bench …`.
+/// The configured model (from `ENGRAM_HOME/models`, or `ENGRAM_MODEL` as a folder), if installed.
+fn bench_model() -> anyhow::Result<Option<std::sync::Arc<dyn engram_core::embed::Embedder>>> {
+    crate::models::load(&crate::home()?, &bench_config()?)
+}
+
+fn bench_config() -> anyhow::Result<Config> {
+    let env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("ENGRAM_"))
+        .collect();
+    Ok(engram_store::settings::load(
+        std::path::Path::new("/nonexistent/engram-bench-config.toml"),
+        &env,
+    )?
+    .config)
+}
 
 pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Recall(a) => recall(a, as_json),
         BenchCommand::Locomo(a) => locomo(a, as_json),
+        BenchCommand::McpStartup(a) => mcp_startup(a.runs, as_json),
     }
 }
 
@@ -72,7 +92,7 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     }
     let mode = Mode::parse(&a.mode)?;
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
-    let mut store = Store::open(&dir.path().join("engram.db"), Config::default())?;
+    let mut store = Store::open(&dir.path().join("engram.db"), bench_config()?)?;
     let mut rng = Rng(a.seed.max(1));
     let vocab = vocabulary(&mut rng, 5000);
     const COMMON: &[&str] = &[
@@ -243,7 +263,8 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
             continue;
         }
         let dir = tempfile::tempdir()?;
-        let mut store = Store::open(&dir.path().join("engram.db"), Config::default())?;
+        let mut store = Store::open(&dir.path().join("engram.db"), bench_config()?)?;
+        let embedder = if a.lexical { None } else { bench_model()? };
         let mut mem_to_dia: BTreeMap<i64, String> = BTreeMap::new();
         let c = &conv["conversation"];
         let mut session = 1;
@@ -260,7 +281,7 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
                     continue;
                 };
                 let r = store.remember(RememberRequest {
-                    content: format!("{speaker}: {body}"),
+                    content: format!("{speaker}: \"{body}\""),
                     room: Some(id.clone()),
                     kind: Some(engram_core::Kind::Episode),
                     source: Some("locomo".into()),
@@ -271,6 +292,11 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
                 mem_to_dia.entry(r.id).or_insert_with(|| dia.to_string());
             }
             session += 1;
+        }
+        // Embed in batches after ingest (faster than one by one; recall sees the same vectors).
+        if let Some(e) = &embedder {
+            store.set_embedder(Some(e.clone()));
+            while store.embed_missing(256)? > 0 {}
         }
         for (qi, qa) in conv["qa"].as_array().into_iter().flatten().enumerate() {
             let cat = qa["category"].as_u64().unwrap_or(0);
@@ -306,6 +332,10 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
         }
     }
     lat.sort_by(f64::total_cmp);
+    let retriever = match (a.lexical, bench_model()?) {
+        (false, Some(e)) => format!("hybrid: FTS5 BM25 + {} ({})", e.model_id(), serde_json::to_value(bench_config()?.fusion)?.as_str().unwrap_or("?")),
+        _ => "lexical: FTS5 BM25 (stopwords removed, Porter stemming) + query coverage".to_string(),
+    };
     let cats: BTreeMap<String, Value> = by_cat
         .iter()
         .map(|(c, t)| (c.to_string(), t.json()))
@@ -315,11 +345,12 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
         "by_category": cats,
         "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95) },
         "seconds": start.elapsed().as_secs_f64(),
-        "retriever": "lexical (FTS5 BM25, stopwords removed, Porter stemming)",
+        "retriever": retriever,
     });
     if as_json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
+        println!("retriever: {}", result["retriever"].as_str().unwrap_or(""));
         let o = &result["overall"];
         println!(
             "LoCoMo (categories 1-4, n={}): Hit@1 {:.1} · Hit@5 {:.1} · Hit@10 {:.1} · Recall@5 {:.1} · MRR {:.3}",
@@ -341,6 +372,51 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
             "recall p50 {:.2} ms · p95 {:.2} ms",
             percentile(&lat, 0.5),
             percentile(&lat, 0.95)
+        );
+    }
+    Ok(())
+}
+
+/// Spawns `engram mcp` (this very binary) `runs` times against a fresh store and times
+/// spawn → `initialize` reply, the wait a client sees before it can use any tool.
+fn mcp_startup(runs: usize, as_json: bool) -> anyhow::Result<()> {
+    if runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    let exe = std::env::current_exe()?;
+    let dir = tempfile::tempdir()?;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+    let mut lat = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut child = std::process::Command::new(&exe)
+            .arg("mcp")
+            .env("ENGRAM_HOME", dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let mut stdin = child.stdin.take().context("child stdin")?;
+        writeln!(stdin, "{init}")?;
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().context("child stdout")?).read_line(&mut line)?;
+        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        if !line.contains("\"serverInfo\"") {
+            bail!("unexpected reply to initialize: {line}");
+        }
+        drop(stdin);
+        let _ = child.wait();
+    }
+    lat.sort_by(f64::total_cmp);
+    let result = json!({ "runs": runs, "initialize_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "min": lat[0] } });
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        println!(
+            "spawn → initialize reply over {runs} runs: p50 {:.1} ms · p95 {:.1} ms · min {:.1} ms",
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.95),
+            lat[0]
         );
     }
     Ok(())

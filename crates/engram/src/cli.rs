@@ -48,6 +48,15 @@ pub enum Command {
     Show(IdArg),
     /// Counts by kind, tier and room; links and events.
     Stats,
+    /// Serve MCP over stdio (for a client that starts engram itself).
+    Mcp(McpArgs),
+    /// Serve MCP over streamable HTTP at /mcp.
+    Serve(ServeArgs),
+    /// The briefing a new session starts from (what the MCP `context` tool returns).
+    Context(ContextArgs),
+    /// Embedding models: pull, list, use.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Benchmarks (timings are measured here, never asserted in tests).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -110,6 +119,9 @@ pub struct RecallArgs {
     /// Do not log the hits as recalled.
     #[arg(long)]
     pub no_record: bool,
+    /// Return only as many hits as fit in this many tokens (about 4 bytes each).
+    #[arg(long)]
+    pub token_budget: Option<usize>,
     #[arg(long)]
     pub session: Option<String>,
 }
@@ -169,6 +181,14 @@ pub enum BenchCommand {
     Recall(BenchRecallArgs),
     /// Retrieval quality on LoCoMo (Hit@k, Recall@k, MRR), lexical for now.
     Locomo(BenchLocomoArgs),
+    /// Time from spawning `engram mcp` to its `initialize` reply.
+    McpStartup(BenchStartupArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchStartupArgs {
+    #[arg(long, default_value_t = 30)]
+    pub runs: usize,
 }
 
 #[derive(Args, Debug)]
@@ -198,4 +218,59 @@ pub struct BenchLocomoArgs {
     /// How many memories to retrieve per question.
     #[arg(long, default_value_t = 10)]
     pub k: usize,
+    /// Ignore the embedding model: lexical retrieval only.
+    #[arg(long)]
+    pub lexical: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Tool profile: core (default), engineering, admin, all, compat-a, compat-b, compat-c,
+    /// or a comma list of profiles and tool names.
+    #[arg(long, default_value = "core")]
+    pub tools: String,
+    /// Room for calls that name no room and no directory (default: common).
+    #[arg(long, alias = "project")]
+    pub room: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Serve streamable HTTP (the only transport `serve` offers; the flag documents intent).
+    #[arg(long)]
+    pub http: bool,
+    /// Address to listen on; anything but loopback needs ENGRAM_HTTP_TOKEN.
+    #[arg(default_value = "127.0.0.1:8765")]
+    pub addr: std::net::SocketAddr,
+    #[arg(long, default_value = "core")]
+    pub tools: String,
+    #[arg(long, alias = "project")]
+    pub room: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ContextArgs {
+    #[arg(long)]
+    pub room: Option<String>,
+    /// Budget in bytes (default 8192).
+    #[arg(long)]
+    pub max_bytes: Option<usize>,
+    #[arg(long)]
+    pub token_budget: Option<usize>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ModelCommand {
+    /// Known and installed models.
+    List,
+    /// Download a model from the Hugging Face hub (honours HF_ENDPOINT) into ENGRAM_HOME/models.
+    Pull {
+        /// all-MiniLM-L6-v2 (English, default) or multilingual-e5-small (100+ languages).
+        name: String,
+        /// Hub mirror (default: HF_ENDPOINT, else huggingface.co).
+        #[arg(long)]
+        endpoint: Option<String>,
+    },
+    /// Switch to a model (a name or a folder) and embed every memory with it.
+    Use { name: String },
 }

@@ -5,6 +5,8 @@
 
 mod bench;
 mod cli;
+mod mcp;
+mod models;
 mod output;
 
 use anyhow::Context;
@@ -20,6 +22,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // candle's matrix multiply splits its work by RAYON_NUM_THREADS; it must match the
+    // embedding thread count (default 1: fastest on two cores) and must be set before any
+    // thread exists, which is now.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let threads = std::env::var("ENGRAM_EMBED_THREADS").ok().filter(|t| t.parse::<usize>().is_ok()).unwrap_or_else(|| "1".into());
+        // SAFETY: single-threaded here; nothing else reads or writes the environment yet.
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads) };
+    }
     let cli = Cli::parse();
     let json = cli.json;
     match run(cli) {
@@ -54,19 +64,42 @@ fn env_pairs() -> Vec<(String, String)> {
         .collect()
 }
 
-fn open_store() -> anyhow::Result<Store> {
-    let home = Home::from_env(
-        std::env::var("ENGRAM_HOME").ok().as_deref(),
-        std::env::var("HOME").ok().as_deref(),
-    )?;
+pub(crate) fn home() -> anyhow::Result<Home> {
+    Ok(Home::from_env(std::env::var("ENGRAM_HOME").ok().as_deref(), std::env::var("HOME").ok().as_deref())?)
+}
+
+pub(crate) fn load_config(home: &Home) -> anyhow::Result<engram_core::Config> {
     let loaded = settings::load(&home.config_path(), &env_pairs())?;
     for k in &loaded.unknown_keys {
-        eprintln!(
-            "warning: {}: unknown setting `{k}` ignored",
-            home.config_path().display()
-        );
+        eprintln!("warning: {}: unknown setting `{k}` ignored", home.config_path().display());
     }
-    Ok(Store::open(&home.db_path(), loaded.config)?)
+    for k in &loaded.unknown_env {
+        eprintln!("warning: environment variable {k} is not an engram setting and is ignored");
+    }
+    Ok(loaded.config)
+}
+
+/// Opens the store without loading the embedding model (commands that need no search).
+fn open_store() -> anyhow::Result<Store> {
+    let home = home()?;
+    Ok(Store::open(&home.db_path(), load_config(&home)?)?)
+}
+
+/// Opens the store with the configured embedding model, when it is installed: remember,
+/// recall and correct embed. Without a model the store works lexically.
+fn open_store_with_model() -> anyhow::Result<Store> {
+    let home = home()?;
+    let config = load_config(&home)?;
+    let embedder = match models::load(&home, &config) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("warning: {e:#}; searching lexically");
+            None
+        }
+    };
+    let mut store = Store::open(&home.db_path(), config)?;
+    store.set_embedder(embedder);
+    Ok(store)
 }
 
 /// The caller's directory for room resolution: `--cwd`, else the shell's directory. The
@@ -98,6 +131,55 @@ fn content_arg(raw: String, field: &'static str) -> anyhow::Result<String> {
     Ok(raw)
 }
 
+/// Runs the MCP server. Logs go to stderr (level from ENGRAM_LOG, default warn); stdout is
+/// JSON-RPC only. The store opens on the first tool call.
+fn run_server(
+    profile: String,
+    room: Option<String>,
+    http: Option<std::net::SocketAddr>,
+) -> anyhow::Result<()> {
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("ENGRAM_LOG").unwrap_or_else(|_| "warn".into());
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
+    if let Some(r) = &room {
+        engram_core::room::normalize_room(r)?;
+    }
+    let opener: mcp::Opener = std::sync::Arc::new(open_store);
+    let shared = mcp::Shared::new(opener, &profile, room)?;
+    // The model loads in the background: `initialize` and the first calls never wait for it.
+    {
+        let shared = shared.clone();
+        let home = home()?;
+        let config = load_config(&home)?;
+        std::thread::spawn(move || match models::load(&home, &config) {
+            Ok(Some(e)) => shared.install_embedder(e),
+            Ok(None) => tracing::info!("no embedding model installed; recall is lexical"),
+            Err(e) => tracing::warn!("{e:#}; recall is lexical"),
+        });
+    }
+    if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        eprintln!(
+            "engram: MCP server on stdio ({} tools), waiting for a client. Register `engram mcp` with your agent (see README); Ctrl-D quits.",
+            shared.tool_names().len()
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        match http {
+            None => mcp::stdio::serve(shared).await,
+            Some(addr) => {
+                mcp::http::serve(shared, addr, std::env::var("ENGRAM_HTTP_TOKEN").ok()).await
+            }
+        }
+    })
+}
+
 fn set_pinned(id: &str, pin: bool, json: bool) -> anyhow::Result<()> {
     let mut store = open_store()?;
     let out = store.set_pinned(&IdRef::parse(id)?, pin)?;
@@ -120,7 +202,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 })?),
                 None => None,
             };
-            let mut store = open_store()?;
+            let mut store = open_store_with_model()?;
             let out = store.remember(RememberRequest {
                 content,
                 title: a.title,
@@ -161,7 +243,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             {
                 kinds.push(Kind::parse(k)?);
             }
-            let mut store = open_store()?;
+            let mut store = open_store_with_model()?;
             let req = RecallRequest {
                 query: a.query,
                 mode,
@@ -171,6 +253,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 cwd: caller_dir(cli.cwd),
                 record_hits: !a.no_record,
                 session_id: a.session,
+                token_budget: a.token_budget,
             };
             let out = store.recall(&req)?;
             output::recall(&out, json);
@@ -189,7 +272,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Correct(a) => {
             let id = IdRef::parse(&a.id)?;
             let content = content_arg(a.content, "content")?;
-            let mut store = open_store()?;
+            let mut store = open_store_with_model()?;
             let out = store.correct(&id, &content, &a.reason, Some(&a.source))?;
             output::value(&out, json, |o| {
                 format!("corrected #{} -> new memory #{}", o.old_id, o.new_id)
@@ -246,11 +329,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output::show(&out, json);
         }
         Command::Stats => {
-            let store = open_store()?;
+            let store = open_store_with_model()?;
             let out = store.stats()?;
-            output::stats(&out, json);
+            let reason = if store.embedder().is_none() { models::lexical_reason(&home()?, store.config()) } else { None };
+            output::stats(&out, reason.as_deref(), json);
         }
         Command::Bench(b) => bench::run(b, json)?,
+        Command::Model(m) => models::run(m, json)?,
+        Command::Mcp(a) => run_server(a.tools, a.room, None)?,
+        Command::Serve(a) => run_server(a.tools, a.room, Some(a.addr))?,
+        Command::Context(a) => {
+            let store = open_store()?;
+            let b = store.context(&engram_store::ContextRequest {
+                room: a.room,
+                cwd: caller_dir(cli.cwd),
+                max_bytes: a.max_bytes,
+                token_budget: a.token_budget,
+            })?;
+            output::value(&b, json, |b| b.text.trim_end().to_string());
+        }
     }
     Ok(())
 }

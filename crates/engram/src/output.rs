@@ -164,9 +164,13 @@ pub fn show(d: &MemoryDetail, as_json: bool) {
     println!("\n{}", m.content);
 }
 
-pub fn stats(s: &Stats, as_json: bool) {
+pub fn stats(s: &Stats, lexical_reason: Option<&str>, as_json: bool) {
     if as_json {
-        return json(s);
+        let mut v = serde_json::to_value(s).expect("stats serialise");
+        if let Some(r) = lexical_reason {
+            v["search_note"] = serde_json::json!(r);
+        }
+        return json(&v);
     }
     let fmt = |m: &std::collections::BTreeMap<String, u64>| {
         if m.is_empty() {
@@ -190,6 +194,11 @@ pub fn stats(s: &Stats, as_json: bool) {
             .as_str()
             .unwrap_or("?")
     );
+    match (&s.embeddings.model, lexical_reason) {
+        (Some(m), _) => println!("model:    {m} ({} embedded, {} pending)", s.embeddings.embedded, s.embeddings.missing),
+        (None, Some(r)) => println!("model:    none: {r}"),
+        (None, None) => {}
+    }
     println!("memories: {}", s.total_memories);
     println!("  by tier: {}", fmt(&s.by_tier));
     println!("  by kind: {}", fmt(&s.by_kind));

@@ -1,0 +1,299 @@
+//! Seed A's tools (profile `compat-a`): A's names, argument names and result shapes over
+//! the same store methods. `track_failure` and `track_progress` are the native tools,
+//! which already take A's arguments and answer with A's `result` and `memory_id`.
+
+use super::native::{HandoffArgs, Place, StatsArgs, do_handoff, stats_value, user_room};
+use super::tools::*;
+use engram_core::Kind;
+use engram_core::memory::IdRef;
+use engram_store::{MemoryUpdate, RecallRequest, RememberAction, RememberRequest};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// The tools of `compat-a`. (`consolidate_memory` arrives with maintenance.)
+pub const PROFILE: &[&str] = &[
+    "recall_memory",
+    "store_memory",
+    "update_memory",
+    "session_handoff",
+    "track_failure",
+    "track_progress",
+    "memory_stats",
+];
+
+/// A's four categories, from engram's kinds.
+fn category(k: Kind) -> &'static str {
+    match k {
+        Kind::Failure | Kind::Bugfix => "failure",
+        Kind::Assumption => "assumption",
+        Kind::Strategy | Kind::Decision | Kind::Preference | Kind::Progress | Kind::Handoff => {
+            "strategy"
+        }
+        _ => "fact",
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RecallMemoryArgs {
+    /// What to look for.
+    pub query: String,
+    /// A's namespace; mapped to the room (`default`: the server's room).
+    #[serde(default)]
+    pub user_id: Option<String>,
+    /// How many memories (default 5).
+    #[serde(default)]
+    pub top_k: Option<usize>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// all (default), handoff, failure or progress.
+    #[serde(default)]
+    pub memory_type: Option<String>,
+    #[serde(flatten)]
+    pub place: Place,
+}
+
+fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: RecallMemoryArgs = parse(args)?;
+    let kinds = match a.memory_type.as_deref().unwrap_or("all") {
+        "all" => vec![],
+        "handoff" => vec![Kind::Handoff],
+        "failure" => vec![Kind::Failure, Kind::Bugfix],
+        "progress" => vec![Kind::Progress],
+        other => {
+            return Err(ToolError::field(
+                "memory_type",
+                format!("{other:?} is not one of all, handoff, failure, progress"),
+            ));
+        }
+    };
+    let req = RecallRequest {
+        limit: a.top_k.unwrap_or(5),
+        kinds,
+        room: ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd),
+        cwd: a.place.cwd,
+        session_id: a.session_id,
+        ..RecallRequest::new(a.query)
+    };
+    let out = ctx.store.recall(&req)?;
+    let memories: Vec<Value> = out
+        .hits
+        .iter()
+        .map(|h| {
+            json!({
+                "id": h.memory.id,
+                "content": h.memory.content,
+                "category": category(h.memory.kind),
+                "importance": h.memory.importance,
+                "strength": h.activation,
+                "similarity": h.relevance,
+                "score": h.score,
+                "metadata": h.memory.metadata,
+                "created_at": engram_core::time::format(h.memory.created_at),
+                "source": h.memory.source,
+            })
+        })
+        .collect();
+    Ok(
+        json!({ "memoriesFound": memories.len(), "memories": memories, "notice": super::native::RECALL_NOTICE }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct StoreMemoryArgs {
+    pub content: String,
+    /// 0–1.
+    pub importance: f64,
+    /// fact (default), assumption, failure or strategy.
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub user_id: Option<String>,
+    #[serde(default)]
+    pub metadata: Option<Value>,
+    #[serde(flatten)]
+    pub place: Place,
+}
+
+fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: StoreMemoryArgs = parse(args)?;
+    // A maps an unknown category to `fact`; engram does the same but says so.
+    let (kind, warning) = match a.category.as_deref().map(str::trim).unwrap_or("fact") {
+        "fact" => (Kind::Fact, None),
+        "assumption" => (Kind::Assumption, None),
+        "failure" => (Kind::Failure, None),
+        "strategy" => (Kind::Strategy, None),
+        other => (
+            Kind::Fact,
+            Some(format!("unknown category {other:?} stored as fact")),
+        ),
+    };
+    if !(0.0..=1.0).contains(&a.importance) {
+        return Err(ToolError::field(
+            "importance",
+            format!("{} is out of range: give 0–1", a.importance),
+        ));
+    }
+    let out = ctx.store.remember(RememberRequest {
+        content: a.content,
+        kind: Some(kind),
+        importance: Some(a.importance),
+        room: ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd),
+        cwd: a.place.cwd,
+        source: ctx.source(None),
+        metadata: a.metadata,
+        ..Default::default()
+    })?;
+    let msg = match out.action {
+        RememberAction::Created => format!("Stored new memory (id={})", out.id),
+        RememberAction::Reinforced => format!("Reinforced existing memory (id={})", out.id),
+    };
+    let mut v =
+        json!({ "result": msg, "memory_id": out.id, "action": out.action, "room": out.room });
+    if let Some(w) = warning {
+        v["warning"] = json!(w);
+    }
+    Ok(v)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdateMemoryArgs {
+    pub memory_id: i64,
+    pub new_content: String,
+    /// 0–1.
+    #[serde(default)]
+    pub importance: Option<f64>,
+}
+
+fn update_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: UpdateMemoryArgs = parse(args)?;
+    let id = IdRef::parse(&a.memory_id.to_string())
+        .map_err(|e| ToolError::field("memory_id", e.message))?;
+    let m = ctx
+        .store
+        .update(
+            &id,
+            MemoryUpdate {
+                content: Some(a.new_content),
+                importance: a.importance,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| rename_id(e, "memory_id"))?;
+    Ok(json!({ "result": format!("Updated memory (id={})", m.id), "memory_id": m.id }))
+}
+
+/// Reports an engine error about `id` under the seed's own argument name.
+pub fn rename_id(e: engram_store::Error, field: &str) -> ToolError {
+    let mut t = ToolError::from(e);
+    if t.field.as_deref() == Some("id") {
+        t.message = t.message.replacen("`id`", &format!("`{field}`"), 1);
+        t.field = Some(field.to_string());
+    }
+    t
+}
+
+fn session_handoff(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: HandoffArgs = parse(args)?;
+    let v = do_handoff(ctx, a)?;
+    Ok(json!({ "result": v["result"], "memory_id": v["memory_id"] }))
+}
+
+fn memory_stats(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: StatsArgs = parse(args)?;
+    let room = ctx.room(
+        a.place.room.clone().or(user_room(a.user_id.clone())),
+        &a.place.cwd,
+    );
+    let scope = match room.as_deref() {
+        Some("*") => engram_core::room::RoomScope::All,
+        r => engram_core::room::RoomScope::Room(
+            engram_store::rooms::resolve(ctx.store.config(), r, a.place.cwd.as_deref())
+                .map_err(ToolError::from)?
+                .0,
+        ),
+    };
+    let avg = ctx.store.average_activation(&scope)?;
+    let full = stats_value(ctx, a)?;
+    let mut categories = serde_json::Map::new();
+    if let Some(by_kind) = full["by_kind"].as_object() {
+        for (k, n) in by_kind {
+            if let Ok(kind) = Kind::parse(k) {
+                let e = categories.entry(category(kind)).or_insert(json!(0));
+                *e = json!(e.as_u64().unwrap_or(0) + n.as_u64().unwrap_or(0));
+            }
+        }
+    }
+    let eng = &full["engineering"];
+    let active: serde_json::Map<String, Value> = eng["active_features"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            (
+                f["feature"].as_str().unwrap_or("").to_string(),
+                json!({"status": f["status"], "completion": f["completion"]}),
+            )
+        })
+        .collect();
+    Ok(json!({
+        "total": full["total_memories"],
+        "categories": categories,
+        "avg_strength": avg,
+        "last_maintenance": Value::Null,
+        "fts_available": true,
+        "engineering": {
+            "failures": { "total": eng["failures_total"], "by_component": eng["failures_by_component"], "by_severity": eng["failures_by_severity"] },
+            "features": { "total_tracked": eng["features_tracked"], "active": active },
+        },
+    }))
+}
+
+pub fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "recall_memory",
+            title: "Recall memory",
+            description: "Search memories (hybrid ranking with decay). Use before acting. memory_type filters to handoff, failure or progress entries.",
+            hints: Hints {
+                read_only: false,
+                destructive: false,
+                idempotent: true,
+            },
+            schema: schema_of::<RecallMemoryArgs>,
+            call: recall_memory,
+        },
+        ToolSpec {
+            name: "store_memory",
+            title: "Store memory",
+            description: "Store a memory with an importance 0–1 and a category (fact, assumption, failure, strategy). Exact repeats reinforce the existing memory.",
+            hints: WRITE,
+            schema: schema_of::<StoreMemoryArgs>,
+            call: store_memory,
+        },
+        ToolSpec {
+            name: "update_memory",
+            title: "Update memory",
+            description: "Replace a memory's content (and importance); the previous text is kept in its history.",
+            hints: DESTRUCTIVE,
+            schema: schema_of::<UpdateMemoryArgs>,
+            call: update_memory,
+        },
+        ToolSpec {
+            name: "session_handoff",
+            title: "Session handoff",
+            description: "Record a handoff: summary, completed, in progress, blocked and next steps.",
+            hints: WRITE,
+            schema: schema_of::<HandoffArgs>,
+            call: session_handoff,
+        },
+        ToolSpec {
+            name: "memory_stats",
+            title: "Memory statistics",
+            description: "Totals by category, average strength, and the engineering section (failures by component and severity, active features).",
+            hints: READ,
+            schema: schema_of::<StatsArgs>,
+            call: memory_stats,
+        },
+    ]
+}

@@ -1,0 +1,757 @@
+//! Seed C's `mem_*` tools (profile `compat-c`): C's names, integer ids, required fields and
+//! text results (with the structured fields beside them), over the same store methods.
+//! C's `project` is engram's room; `scope: personal` is the shared `common` room.
+
+use super::compat_a::rename_id;
+use super::tools::*;
+use engram_core::memory::IdRef;
+use engram_core::{Kind, Memory};
+use engram_store::hub::{ContextRequest, Origin};
+use engram_store::{MemoryUpdate, RecallRequest, RememberAction, RememberRequest};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// C's agent tools that engram serves, then its admin tools.
+pub const PROFILE: &[&str] = &[
+    "mem_save",
+    "mem_search",
+    "mem_context",
+    "mem_session_summary",
+    "mem_session_start",
+    "mem_session_end",
+    "mem_get_observation",
+    "mem_suggest_topic_key",
+    "mem_capture_passive",
+    "mem_update",
+    "mem_current_project",
+    "mem_pin",
+    "mem_unpin",
+    "mem_delete",
+    "mem_stats",
+    "mem_timeline",
+];
+
+/// C's project and scope, and the caller's directory.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Project {
+    /// The project (engram's room). Defaults to the project of `cwd`/`directory`.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// `project` (default) or `personal` (shared across projects).
+    #[serde(default)]
+    pub scope: Option<String>,
+    /// The caller's working directory.
+    #[serde(default, alias = "directory")]
+    pub cwd: Option<PathBuf>,
+}
+
+impl Project {
+    fn room(&self, ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
+        match self.scope.as_deref().map(str::trim) {
+            None | Some("") | Some("project") => Ok(ctx.room(self.project.clone(), &self.cwd)),
+            Some("personal") => Ok(Some(engram_core::room::COMMON.to_string())),
+            Some(other) => Err(ToolError::field(
+                "scope",
+                format!("{other:?} is not a scope; use project or personal"),
+            )),
+        }
+    }
+
+    /// The resolved room and where it came from.
+    fn resolve(&self, ctx: &Ctx<'_>) -> Result<(String, String), ToolError> {
+        let room = self.room(ctx)?;
+        let (r, src) =
+            engram_store::rooms::resolve(ctx.store.config(), room.as_deref(), self.cwd.as_deref())?;
+        Ok((r, json!(src).as_str().unwrap_or("default").to_string()))
+    }
+}
+
+fn scope_of(m: &Memory) -> &'static str {
+    if m.room == engram_core::room::COMMON {
+        "personal"
+    } else {
+        "project"
+    }
+}
+
+fn c_type(m: &Memory) -> String {
+    m.metadata
+        .get("c_type")
+        .and_then(|t| t.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| m.kind.to_string())
+}
+
+fn title_of(m: &Memory) -> String {
+    m.title
+        .clone()
+        .unwrap_or_else(|| m.content.chars().take(60).collect())
+}
+
+fn preview(s: &str, n: usize) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > n {
+        format!("{}…", flat.chars().take(n).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SaveArgs {
+    /// A short, searchable title.
+    pub title: String,
+    /// What happened, why, where and what was learned.
+    #[serde(alias = "observation")]
+    pub content: String,
+    /// decision, architecture, bugfix, pattern, config, discovery, learning, manual (default).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// A stable key for an evolving topic (see mem_suggest_topic_key).
+    #[serde(default)]
+    pub topic_key: Option<String>,
+    /// Accepted for compatibility; prompts are not captured.
+    #[serde(default, rename = "capture_prompt")]
+    pub _capture_prompt: Option<bool>,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SaveArgs = parse(args)?;
+    let ctype = a.kind.clone().unwrap_or_else(|| "manual".into());
+    let kind = Kind::parse(&ctype)?;
+    let room = a.project.room(ctx)?;
+    let out = ctx.store.remember(RememberRequest {
+        content: a.content.clone(),
+        title: Some(a.title.clone()),
+        kind: Some(kind),
+        room,
+        cwd: a.project.cwd.clone(),
+        topic_key: a.topic_key.clone(),
+        source: ctx.source(None),
+        session_id: a.session_id,
+        metadata: Some(json!({ "c_type": ctype })),
+        ..Default::default()
+    })?;
+    let mut text = match out.action {
+        RememberAction::Created => format!("Memory saved: {:?} ({ctype})", a.title),
+        RememberAction::Reinforced => format!(
+            "Memory already known, reinforced: {:?} ({ctype}) #{}",
+            a.title, out.id
+        ),
+    };
+    if a.topic_key.is_none() {
+        text.push_str(&format!(
+            "\nSuggested topic_key: {}",
+            engram_core::topic::suggest_topic_key(&ctype, &a.title, &a.content)
+        ));
+    }
+    Ok(
+        json!({ "project": out.room, "result": text, "id": out.id, "sync_id": out.uid, "action": out.action }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    pub query: String,
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// Search every project.
+    #[serde(default)]
+    pub all_projects: Option<bool>,
+    /// all (default: every word must match) or any.
+    #[serde(default)]
+    pub match_mode: Option<String>,
+    /// Default 10, at most 20.
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SearchArgs = parse(args)?;
+    let all_words = match a.match_mode.as_deref().unwrap_or("all") {
+        "all" => true,
+        "any" => false,
+        other => {
+            return Err(ToolError::field(
+                "match_mode",
+                format!("{other:?} is not a match mode; use all or any"),
+            ));
+        }
+    };
+    let limit = a.limit.unwrap_or(10);
+    if !(1..=20).contains(&limit) {
+        return Err(ToolError::field(
+            "limit",
+            format!("is {limit}, it must be 1–20"),
+        ));
+    }
+    let room = if a.all_projects.unwrap_or(false) {
+        Some("*".to_string())
+    } else {
+        a.project.room(ctx)?
+    };
+    let kinds = a
+        .kind
+        .as_deref()
+        .map(Kind::parse)
+        .transpose()?
+        .into_iter()
+        .collect();
+    let req = RecallRequest {
+        limit: if all_words { 100 } else { limit },
+        kinds,
+        room,
+        cwd: a.project.cwd.clone(),
+        ..RecallRequest::new(a.query.clone())
+    };
+    let out = ctx.store.recall(&req)?;
+    let hits: Vec<_> = out
+        .hits
+        .iter()
+        .filter(|h| !all_words || h.coverage >= 0.999)
+        .take(limit)
+        .collect();
+    if hits.is_empty() {
+        return Ok(
+            json!({ "result": format!("No memories found for: {:?}", a.query), "results": [] }),
+        );
+    }
+    let mut text = format!("Found {} memories:\n", hits.len());
+    let mut results = Vec::new();
+    for (i, h) in hits.iter().enumerate() {
+        let m = &h.memory;
+        text.push_str(&format!(
+            "\n[{}] #{} ({}) — {}\n    {}\n    {} | project: {} | scope: {}\n",
+            i + 1,
+            m.id,
+            c_type(m),
+            title_of(m),
+            preview(&m.content, 300),
+            engram_core::time::format(m.created_at),
+            m.room,
+            scope_of(m)
+        ));
+        results.push(json!({ "id": m.id, "sync_id": m.uid, "title": title_of(m), "type": c_type(m), "scope": scope_of(m), "pinned": m.pinned, "project": m.room, "score": h.score }));
+    }
+    text.push_str(
+        "\nResults above are previews (300 chars); use mem_get_observation for the full text.",
+    );
+    Ok(json!({ "result": text, "results": results, "notice": super::native::RECALL_NOTICE }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ContextArgs {
+    /// Budget in bytes (default 16384, at most 65536).
+    #[serde(default)]
+    pub max_bytes: Option<usize>,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_context(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: ContextArgs = parse(args)?;
+    let room = a.project.room(ctx)?;
+    let b = ctx.store.context(&ContextRequest {
+        room,
+        cwd: a.project.cwd,
+        max_bytes: Some(a.max_bytes.unwrap_or(16 * 1024)),
+        token_budget: None,
+    })?;
+    Ok(
+        json!({ "project": b.rooms.as_ref().and_then(|r| r.first().cloned()), "result": b.text, "truncated": b.truncated }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionSummaryArgs {
+    /// Goal, discoveries, accomplished, next steps, relevant files.
+    pub content: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_session_summary(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SessionSummaryArgs = parse(args)?;
+    let (room, _) = a.project.resolve(ctx)?;
+    let out = ctx.store.remember(RememberRequest {
+        content: a.content,
+        title: Some(format!("Session summary: {room}")),
+        kind: Some(Kind::Episode),
+        importance: Some(0.6),
+        room: Some(room.clone()),
+        source: ctx.source(None),
+        session_id: a.session_id,
+        metadata: Some(json!({ "c_type": "session_summary" })),
+        ..Default::default()
+    })?;
+    Ok(
+        json!({ "project": room, "result": format!("Session summary saved for project {room:?}"), "id": out.id }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionStartArgs {
+    pub id: String,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_session_start(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SessionStartArgs = parse(args)?;
+    let room = a.project.room(ctx)?;
+    let dir = a
+        .project
+        .cwd
+        .as_ref()
+        .map(|p| p.to_string_lossy().into_owned());
+    let origin = Origin {
+        room,
+        cwd: a.project.cwd.clone(),
+        session_id: None,
+        source: ctx.source(None),
+    };
+    let s = ctx.store.session_start(&a.id, &origin, dir.as_deref())?;
+    Ok(
+        json!({ "project": s.room, "result": format!("Session {:?} started for project {:?}", s.id, s.room) }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionEndArgs {
+    pub id: String,
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Ignored, as in seed C.
+    #[serde(default, rename = "project")]
+    pub _project: Option<String>,
+}
+
+fn mem_session_end(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SessionEndArgs = parse(args)?;
+    let s = ctx.store.session_end(&a.id, a.summary.as_deref())?;
+    Ok(json!({ "project": s.room, "result": format!("Session {:?} completed", s.id) }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IdArg {
+    /// The memory's integer id.
+    pub id: i64,
+}
+
+fn id_ref(id: i64) -> Result<IdRef, ToolError> {
+    IdRef::parse(&id.to_string()).map_err(|e| ToolError::field("id", e.message))
+}
+
+fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: IdArg = parse(args)?;
+    let d = ctx.store.show(&id_ref(a.id)?)?;
+    let m = &d.memory;
+    let revisions = d.event_counts.get("update").copied().unwrap_or(0) + 1;
+    let duplicates = d.event_counts.get("reinforce").copied().unwrap_or(0) + 1;
+    let text = format!(
+        "#{} [{}] {}\n{}\nSession: {}\nProject: {}\nScope: {}\nTopic: {}\nDuplicates: {duplicates}\nRevisions: {revisions}\nCreated: {}",
+        m.id,
+        c_type(m),
+        title_of(m),
+        m.content,
+        m.session_id.as_deref().unwrap_or("-"),
+        m.room,
+        scope_of(m),
+        m.topic_key.as_deref().unwrap_or("-"),
+        engram_core::time::format(m.created_at)
+    );
+    Ok(
+        json!({ "result": text, "id": m.id, "sync_id": m.uid, "tier": m.tier, "superseded_by": d.superseded_by }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SuggestArgs {
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub content: Option<String>,
+}
+
+fn mem_suggest_topic_key(_ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SuggestArgs = parse(args)?;
+    if a.title.as_deref().unwrap_or("").trim().is_empty()
+        && a.content.as_deref().unwrap_or("").trim().is_empty()
+    {
+        return Err(ToolError::field("title", "give a title or content"));
+    }
+    let key = engram_core::topic::suggest_topic_key(
+        a.kind.as_deref().unwrap_or(""),
+        a.title.as_deref().unwrap_or(""),
+        a.content.as_deref().unwrap_or(""),
+    );
+    Ok(json!({ "result": format!("Suggested topic_key: {key}"), "topic_key": key }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PassiveArgs {
+    /// Text holding a "## Key Learnings" (or "Learnings") section.
+    pub content: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: PassiveArgs = parse(args)?;
+    let items = engram_core::topic::extract_learnings(&a.content);
+    let room = a.project.room(ctx)?;
+    let (mut saved, mut duplicates) = (0, 0);
+    let mut ids = Vec::new();
+    for item in &items {
+        let title: String = if item.chars().count() > 60 {
+            format!("{}...", item.chars().take(60).collect::<String>())
+        } else {
+            item.clone()
+        };
+        let out = ctx.store.remember(RememberRequest {
+            content: item.clone(),
+            title: Some(title),
+            kind: Some(Kind::Knowledge),
+            tags: vec!["passive".into()],
+            room: room.clone(),
+            cwd: a.project.cwd.clone(),
+            source: Some(a.source.clone().unwrap_or_else(|| "mcp-passive".into())),
+            session_id: a.session_id.clone(),
+            metadata: Some(json!({ "c_type": "passive" })),
+            ..Default::default()
+        })?;
+        match out.action {
+            RememberAction::Created => saved += 1,
+            RememberAction::Reinforced => duplicates += 1,
+        }
+        ids.push(out.id);
+    }
+    Ok(json!({
+        "result": format!("Passive capture complete: extracted={} saved={saved} duplicates={duplicates}", items.len()),
+        "ids": ids,
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdateArgs {
+    pub id: i64,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub content: Option<String>,
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub topic_key: Option<String>,
+}
+
+fn mem_update(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: UpdateArgs = parse(args)?;
+    let kind = a.kind.as_deref().map(Kind::parse).transpose()?;
+    let m = ctx.store.update(
+        &id_ref(a.id)?,
+        MemoryUpdate {
+            content: a.content,
+            title: a.title,
+            kind,
+            topic_key: a.topic_key,
+            importance: None,
+        },
+    )?;
+    Ok(
+        json!({ "result": format!("Memory updated: #{} {:?} ({}, scope={})", m.id, title_of(&m), c_type(&m), scope_of(&m)), "id": m.id }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CurrentProjectArgs {
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_current_project(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: CurrentProjectArgs = parse(args).unwrap_or(CurrentProjectArgs {
+        project: Project::default(),
+    });
+    let (project, source) = a
+        .project
+        .resolve(ctx)
+        .unwrap_or_else(|_| ("common".into(), "default".into()));
+    let available: Vec<String> = ctx
+        .store
+        .stats()
+        .map(|s| s.by_room.keys().cloned().collect())
+        .unwrap_or_default();
+    Ok(json!({
+        "project": project,
+        "project_source": source,
+        "project_path": a.project.cwd,
+        "cwd": a.project.cwd,
+        "available_projects": available,
+    }))
+}
+
+fn pin_common(ctx: &mut Ctx<'_>, args: Value, pin: bool) -> ToolResult {
+    let a: IdArg = parse(args)?;
+    let m = ctx.store.set_pinned(&id_ref(a.id)?, pin)?;
+    Ok(
+        json!({ "result": format!("Memory #{} {}", m.id, if pin { "pinned" } else { "unpinned" }), "id": m.id, "sync_id": m.uid, "pinned": m.pinned }),
+    )
+}
+
+fn mem_pin(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    pin_common(ctx, args, true)
+}
+
+fn mem_unpin(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    pin_common(ctx, args, false)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeleteArgs {
+    pub id: i64,
+    /// Delete for good instead of moving to the trash.
+    #[serde(default)]
+    pub hard_delete: Option<bool>,
+}
+
+fn mem_delete(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: DeleteArgs = parse(args)?;
+    let id = id_ref(a.id)?;
+    if a.hard_delete.unwrap_or(false) {
+        ctx.store.purge(&id, true)?;
+        Ok(json!({ "result": format!("Memory #{} permanently deleted", a.id) }))
+    } else {
+        ctx.store.forget(&id).map_err(|e| rename_id(e, "id"))?;
+        Ok(json!({ "result": format!("Memory #{} soft-deleted", a.id) }))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct StatsArgs {
+    /// Only echoed, as in seed C.
+    #[serde(default, rename = "project")]
+    pub _project: Option<String>,
+}
+
+fn mem_stats(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let _: StatsArgs = parse(args)?;
+    let s = ctx.store.stats()?;
+    let sessions = s.by_kind.get("episode").copied().unwrap_or(0);
+    let projects: Vec<&String> = s.by_room.keys().collect();
+    let text = format!(
+        "Memory System Stats:\n- Sessions: {sessions}\n- Observations: {}\n- Projects: {}",
+        s.total_memories,
+        projects
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(json!({ "result": text, "total_memories": s.total_memories, "projects": projects }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TimelineArgs {
+    pub observation_id: i64,
+    /// Default 5.
+    #[serde(default)]
+    pub before: Option<usize>,
+    /// Default 5.
+    #[serde(default)]
+    pub after: Option<usize>,
+    /// Accepted for compatibility; the timeline follows the memory's own session or room.
+    #[serde(default, rename = "project")]
+    pub _project: Option<String>,
+}
+
+fn mem_timeline(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: TimelineArgs = parse(args)?;
+    let id = IdRef::parse(&a.observation_id.to_string())
+        .map_err(|e| ToolError::field("observation_id", e.message))?;
+    let (prev, focus, next) = ctx
+        .store
+        .timeline(&id, a.before.unwrap_or(5), a.after.unwrap_or(5))
+        .map_err(|e| rename_id(e, "observation_id"))?;
+    let line = |m: &Memory| {
+        format!(
+            "  #{} [{}] {} — {}",
+            m.id,
+            c_type(m),
+            title_of(m),
+            preview(&m.content, 150)
+        )
+    };
+    let mut text = String::from("─── Before ───\n");
+    for m in &prev {
+        text.push_str(&line(m));
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        ">>> #{} [{}] {} <<<\n{}\n─── After ───\n",
+        focus.id,
+        c_type(&focus),
+        title_of(&focus),
+        preview(&focus.content, 500)
+    ));
+    for m in &next {
+        text.push_str(&line(m));
+        text.push('\n');
+    }
+    Ok(
+        json!({ "result": text, "before": prev.iter().map(|m| m.id).collect::<Vec<_>>(), "after": next.iter().map(|m| m.id).collect::<Vec<_>>() }),
+    )
+}
+
+pub fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "mem_save",
+            title: "Save memory",
+            description: "Save a decision, bug fix, pattern, config or discovery with a short title. Save when it happens.",
+            hints: WRITE,
+            schema: schema_of::<SaveArgs>,
+            call: mem_save,
+        },
+        ToolSpec {
+            name: "mem_search",
+            title: "Search memory",
+            description: "Search memories of the current project (or all projects). match_mode all (default) needs every word; any needs one.",
+            hints: Hints {
+                read_only: false,
+                destructive: false,
+                idempotent: true,
+            },
+            schema: schema_of::<SearchArgs>,
+            call: mem_search,
+        },
+        ToolSpec {
+            name: "mem_context",
+            title: "Session context",
+            description: "The context a new session starts from: pinned memories, last handoff, active work, recent failures, strongest memories.",
+            hints: READ,
+            schema: schema_of::<ContextArgs>,
+            call: mem_context,
+        },
+        ToolSpec {
+            name: "mem_session_summary",
+            title: "Session summary",
+            description: "Save the session's summary: goal, discoveries, what was done, next steps, relevant files.",
+            hints: WRITE,
+            schema: schema_of::<SessionSummaryArgs>,
+            call: mem_session_summary,
+        },
+        ToolSpec {
+            name: "mem_session_start",
+            title: "Start session",
+            description: "Register a session and its directory.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<SessionStartArgs>,
+            call: mem_session_start,
+        },
+        ToolSpec {
+            name: "mem_session_end",
+            title: "End session",
+            description: "Mark a session completed, with an optional summary.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<SessionEndArgs>,
+            call: mem_session_end,
+        },
+        ToolSpec {
+            name: "mem_get_observation",
+            title: "Get memory",
+            description: "The full text and details of one memory by integer id.",
+            hints: READ,
+            schema: schema_of::<IdArg>,
+            call: mem_get_observation,
+        },
+        ToolSpec {
+            name: "mem_suggest_topic_key",
+            title: "Suggest topic key",
+            description: "Suggest a family/segment topic key for an evolving topic from its type, title and content.",
+            hints: READ,
+            schema: schema_of::<SuggestArgs>,
+            call: mem_suggest_topic_key,
+        },
+        ToolSpec {
+            name: "mem_capture_passive",
+            title: "Capture learnings",
+            description: "Save each item of a '## Key Learnings' section of a text as its own memory (repeats are reinforced, not duplicated).",
+            hints: WRITE,
+            schema: schema_of::<PassiveArgs>,
+            call: mem_capture_passive,
+        },
+        ToolSpec {
+            name: "mem_update",
+            title: "Update memory",
+            description: "Change a memory's title, content, type or topic key; the previous version is kept in its history.",
+            hints: DESTRUCTIVE,
+            schema: schema_of::<UpdateArgs>,
+            call: mem_update,
+        },
+        ToolSpec {
+            name: "mem_current_project",
+            title: "Current project",
+            description: "The project (room) a directory belongs to and where that came from. Never fails.",
+            hints: READ,
+            schema: schema_of::<CurrentProjectArgs>,
+            call: mem_current_project,
+        },
+        ToolSpec {
+            name: "mem_pin",
+            title: "Pin",
+            description: "Pin a memory so it leads the context.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<IdArg>,
+            call: mem_pin,
+        },
+        ToolSpec {
+            name: "mem_unpin",
+            title: "Unpin",
+            description: "Unpin a memory so it no longer leads the context.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<IdArg>,
+            call: mem_unpin,
+        },
+        ToolSpec {
+            name: "mem_delete",
+            title: "Delete memory",
+            description: "Soft-delete a memory (to the trash, restorable), or with hard_delete remove it for good.",
+            hints: DESTRUCTIVE,
+            schema: schema_of::<DeleteArgs>,
+            call: mem_delete,
+        },
+        ToolSpec {
+            name: "mem_stats",
+            title: "Statistics",
+            description: "Totals of memories and sessions, and the projects known.",
+            hints: READ,
+            schema: schema_of::<StatsArgs>,
+            call: mem_stats,
+        },
+        ToolSpec {
+            name: "mem_timeline",
+            title: "Timeline",
+            description: "The memories saved before and after one memory in the same session (or project).",
+            hints: READ,
+            schema: schema_of::<TimelineArgs>,
+            call: mem_timeline,
+        },
+    ]
+}

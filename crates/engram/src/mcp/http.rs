@@ -1,0 +1,120 @@
+//! MCP over streamable HTTP at `/mcp` (plus `GET /health`). Loopback by default; binding
+//! any other address requires a bearer token, and with a token set every request must
+//! carry it (compared in constant time). Request bodies are bounded.
+
+use super::{EngramServer, Shared};
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Largest accepted request body (4 MiB): a 64 KiB memory plus generous JSON overhead.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Equal-length-independent comparison whose time does not depend on where inputs differ.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = (a.len() ^ b.len()) as u8 | u8::from(a.len() != b.len());
+    for i in 0..a.len().max(b.len()) {
+        let x = a.get(i).copied().unwrap_or(0);
+        let y = b.get(i).copied().unwrap_or(0);
+        diff |= x ^ y;
+    }
+    diff == 0
+}
+
+async fn require_token(
+    State(token): State<Option<Arc<String>>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if let Some(expected) = token {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "missing or wrong bearer token\n",
+            )
+                .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// Serves until Ctrl-C. Refuses a non-loopback address without a token.
+pub async fn serve(
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    token: Option<String>,
+) -> anyhow::Result<()> {
+    let token = token.filter(|t| !t.is_empty());
+    if !addr.ip().is_loopback() && token.is_none() {
+        anyhow::bail!(
+            "refusing to serve on {addr} without a bearer token: set ENGRAM_HTTP_TOKEN (or http_token in config.toml), or bind 127.0.0.1"
+        );
+    }
+    let mut config =
+        StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_BODY_BYTES);
+    if !addr.ip().is_loopback() {
+        // The token guards the server; accept whatever host name clients use for it.
+        config = config.disable_allowed_hosts();
+    }
+    let factory_shared = shared.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(EngramServer::new(factory_shared.clone())),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .route(
+            "/health",
+            axum::routing::get(|| async {
+                axum::Json(
+                    serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}),
+                )
+            }),
+        )
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(
+            token.map(Arc::new),
+            require_token,
+        ));
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    eprintln!(
+        "engram: MCP over HTTP at http://{}/mcp ({} tools)",
+        listener.local_addr()?,
+        shared.tool_names().len()
+    );
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant_time_eq;
+
+    #[test]
+    fn token_comparison() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+        assert!(!constant_time_eq(b"", b"x"));
+        assert!(constant_time_eq(b"", b""));
+    }
+}

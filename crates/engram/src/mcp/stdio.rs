@@ -1,0 +1,180 @@
+//! MCP over stdio, with the framing checks rmcp leaves out: a line that is not JSON (or
+//! not UTF-8, or too deeply nested, or too long) gets a JSON-RPC `-32700 Parse error`
+//! reply, a JSON value that is not a JSON-RPC message gets `-32600 Invalid Request`, and
+//! the server keeps serving. stdout carries nothing but JSON-RPC lines.
+
+use super::{EngramServer, Shared};
+use rmcp::ServiceExt;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Longest accepted request line (8 MiB); longer lines are answered with an error.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Checks one incoming line; `Err` is the error reply to send instead of forwarding it.
+pub fn check_line(line: &[u8]) -> Result<(), Value> {
+    let reply = |code: i64, message: String, id: Value| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    if line.len() > MAX_LINE_BYTES {
+        return Err(reply(
+            -32700,
+            format!(
+                "Parse error: message is {} bytes, the limit is {MAX_LINE_BYTES}",
+                line.len()
+            ),
+            Value::Null,
+        ));
+    }
+    let text = std::str::from_utf8(line).map_err(|e| {
+        reply(
+            -32700,
+            format!("Parse error: not valid UTF-8 ({e})"),
+            Value::Null,
+        )
+    })?;
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| reply(-32700, format!("Parse error: {e}"), Value::Null))?;
+    let valid = |m: &Value| {
+        let Some(o) = m.as_object() else { return false };
+        o.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+            && (o.get("method").is_some_and(Value::is_string)
+                || (o.contains_key("id") && (o.contains_key("result") || o.contains_key("error"))))
+            && o.get("id")
+                .is_none_or(|id| id.is_string() || id.is_i64() || id.is_u64())
+    };
+    if !valid(&v) {
+        let id = v
+            .get("id")
+            .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+            .cloned()
+            .unwrap_or(Value::Null);
+        return Err(reply(
+            -32600,
+            "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object"
+                .into(),
+            id,
+        ));
+    }
+    Ok(())
+}
+
+/// Serves one client on stdin/stdout until stdin closes.
+pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
+    // rmcp reads from `server_in` and writes to `server_out`; we sit between them and the
+    // real stdio so that error replies and rmcp's replies never interleave on stdout.
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, from_server) = tokio::io::duplex(1 << 20);
+    let (err_tx, mut err_rx) = mpsc::unbounded_channel::<String>();
+
+    let reader = tokio::spawn(async move {
+        let mut stdin = BufReader::new(tokio::io::stdin());
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            // Read one line, but never more than the limit into memory.
+            let n = (&mut stdin)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut buf)
+                .await?;
+            if n == 0 {
+                break;
+            }
+            let oversized = buf.len() > MAX_LINE_BYTES && buf.last() != Some(&b'\n');
+            if oversized {
+                // Skip the rest of the line.
+                let mut sink = Vec::new();
+                loop {
+                    sink.clear();
+                    let m = (&mut stdin)
+                        .take(1 << 20)
+                        .read_until(b'\n', &mut sink)
+                        .await?;
+                    if m == 0 || sink.last() == Some(&b'\n') {
+                        break;
+                    }
+                }
+            }
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match check_line(if oversized { &buf } else { line }) {
+                Ok(()) => {
+                    to_server.write_all(line).await?;
+                    to_server.write_all(b"\n").await?;
+                }
+                Err(reply) => {
+                    let _ = err_tx.send(reply.to_string());
+                }
+            }
+        }
+        to_server.shutdown().await?;
+        Ok::<_, std::io::Error>(())
+    });
+
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        let mut lines = BufReader::new(from_server).lines();
+        loop {
+            tokio::select! {
+                line = lines.next_line() => match line? {
+                    Some(l) => { stdout.write_all(l.as_bytes()).await?; stdout.write_all(b"\n").await?; stdout.flush().await?; }
+                    None => break,
+                },
+                Some(e) = err_rx.recv() => { stdout.write_all(e.as_bytes()).await?; stdout.write_all(b"\n").await?; stdout.flush().await?; }
+            }
+        }
+        while let Ok(e) = err_rx.try_recv() {
+            stdout.write_all(e.as_bytes()).await?;
+            stdout.write_all(b"\n").await?;
+        }
+        stdout.flush().await?;
+        Ok::<_, std::io::Error>(())
+    });
+
+    match EngramServer::new(shared)
+        .serve((server_in, server_out))
+        .await
+    {
+        Ok(running) => {
+            let _ = running.waiting().await;
+        }
+        // stdin closed before `initialize`: nothing to serve.
+        Err(e) => tracing::info!("MCP session ended before initialize: {e}"),
+    }
+    reader.abort();
+    let _ = writer.await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framing_checks() {
+        assert!(check_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
+        assert!(check_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_ok());
+        let e = check_line(b"not json").unwrap_err();
+        assert_eq!(e["error"]["code"], -32700);
+        let e = check_line(&[0xff, 0xfe]).unwrap_err();
+        assert_eq!(e["error"]["code"], -32700);
+        let deep = "[".repeat(10_000);
+        assert_eq!(
+            check_line(deep.as_bytes()).unwrap_err()["error"]["code"],
+            -32700
+        );
+        let e = check_line(br#"{"id":7,"method":"x"}"#).unwrap_err();
+        assert_eq!(
+            (e["error"]["code"].as_i64(), e["id"].as_i64()),
+            (Some(-32600), Some(7))
+        );
+        assert_eq!(check_line(b"42").unwrap_err()["error"]["code"], -32600);
+        assert_eq!(
+            check_line(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#).unwrap_err()["error"]["code"],
+            -32600
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! The tool registry: every MCP tool engram offers, as a name, a schema, hints and an
+//! adapter function over `engram_store::Store`. Profiles select tools by name; the seed
+//! profiles are further adapters over the same store methods, never separate logic.
+
+use engram_core::InputError;
+use engram_core::memory::IdRef;
+use engram_store::Store;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Read-only, destructive and idempotent hints, as MCP annotations carry them.
+#[derive(Debug, Clone, Copy)]
+pub struct Hints {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+}
+
+pub const READ: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+pub const WRITE: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+};
+pub const WRITE_IDEMPOTENT: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: true,
+};
+/// Hides or replaces what an agent would see (forget, correct, delete): restorable, but
+/// clients should ask first.
+pub const DESTRUCTIVE: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    idempotent: false,
+};
+
+/// What a tool call can reach besides its arguments.
+pub struct Ctx<'a> {
+    pub store: &'a mut Store,
+    /// The server's `--room`, used when a call names no room and no directory.
+    pub default_room: Option<&'a str>,
+    /// Which client is calling (from `initialize`), recorded as the memory's source.
+    pub client: &'a str,
+    /// Serving seed B's profile: a bare importance is on B's 1–10 scale (`1` is 0.1).
+    pub b_scale: bool,
+}
+
+impl Ctx<'_> {
+    /// The room argument after the server default is applied.
+    pub fn room(&self, explicit: Option<String>, cwd: &Option<PathBuf>) -> Option<String> {
+        explicit.filter(|r| !r.trim().is_empty()).or_else(|| {
+            if cwd.is_some() {
+                None
+            } else {
+                self.default_room.map(str::to_string)
+            }
+        })
+    }
+
+    pub fn source(&self, explicit: Option<String>) -> Option<String> {
+        explicit.or_else(|| Some(self.client.to_string()))
+    }
+}
+
+/// A failed call: the message names the field at fault when there is one.
+#[derive(Debug)]
+pub struct ToolError {
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl From<engram_store::Error> for ToolError {
+    fn from(e: engram_store::Error) -> Self {
+        ToolError {
+            field: e.field().map(str::to_string),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<InputError> for ToolError {
+    fn from(e: InputError) -> Self {
+        ToolError {
+            field: Some(e.field.to_string()),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl ToolError {
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        let message = format!("invalid `{field}`: {}", message.into());
+        ToolError {
+            field: Some(field.to_string()),
+            message,
+        }
+    }
+}
+
+pub type ToolResult = Result<Value, ToolError>;
+
+/// One tool.
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub hints: Hints,
+    pub schema: fn() -> Value,
+    pub call: fn(&mut Ctx<'_>, Value) -> ToolResult,
+}
+
+/// The JSON schema of an argument struct (doc comments become descriptions).
+pub fn schema_of<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T))
+        .unwrap_or_else(|_| serde_json::json!({"type": "object"}))
+}
+
+/// Deserialises arguments, naming the field at fault (`importance: invalid type: string …`).
+pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args
+    };
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        // Serde names a missing field in its message; the path is `.` then.
+        let field = if path == "." || path.is_empty() {
+            inner.split('`').nth(1).map(str::to_string)
+        } else {
+            Some(path.trim_start_matches('.').to_string())
+        };
+        match field {
+            Some(f) => ToolError {
+                message: format!("invalid `{f}`: {inner}"),
+                field: Some(f),
+            },
+            None => ToolError {
+                field: None,
+                message: format!("invalid arguments: {inner}"),
+            },
+        }
+    })
+}
+
+/// A memory id as agents send it: an integer, or text (`"42"`, `"#42"`, a ULID).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum IdValue {
+    Int(i64),
+    Text(String),
+}
+
+impl IdValue {
+    pub fn to_ref(&self, field: &'static str) -> Result<IdRef, ToolError> {
+        let r = match self {
+            IdValue::Int(i) => IdRef::parse(&i.to_string()),
+            IdValue::Text(s) => IdRef::parse(s),
+        };
+        r.map_err(|e| ToolError::field(field, e.message))
+    }
+}
+
+/// Importance on either scale: 0–1, or an integer above 1 up to 10 (seed B).
+pub fn importance(v: Option<f64>, field: &'static str) -> Result<Option<f64>, ToolError> {
+    match v {
+        None => Ok(None),
+        Some(x) => {
+            let integer = x.fract() == 0.0;
+            engram_core::importance::from_number(x, integer)
+                .map(Some)
+                .map_err(|e| ToolError::field(field, e.message))
+        }
+    }
+}
+
+/// Seed B's 1–10 importance, which is always on that scale (`1` means 0.1 there).
+pub fn importance_b(v: Option<f64>) -> Result<Option<f64>, ToolError> {
+    match v {
+        None => Ok(None),
+        Some(x) if (1.0..=10.0).contains(&x) => Ok(Some(x / 10.0)),
+        Some(x) => Err(ToolError::field(
+            "importance",
+            format!("{x} is out of range: give 1–10"),
+        )),
+    }
+}
+
+/// Parses a list of kinds given as one string, a comma list, or an array.
+pub fn kinds(v: &Option<KindsArg>) -> Result<Vec<engram_core::Kind>, ToolError> {
+    let raw: Vec<String> = match v {
+        None => vec![],
+        Some(KindsArg::One(s)) => s.split(',').map(str::to_string).collect(),
+        Some(KindsArg::Many(v)) => v.clone(),
+    };
+    raw.iter()
+        .filter(|s| !s.trim().is_empty() && s.trim() != "all")
+        .map(|s| engram_core::Kind::parse(s).map_err(ToolError::from))
+        .collect()
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum KindsArg {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Serialises a value that always serialises.
+pub fn json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("engine results serialise")
+}
+
+/// Every tool, in the order `tools/list` shows them within a profile.
+pub fn registry() -> Vec<ToolSpec> {
+    let mut all = super::native::tools();
+    all.extend(super::compat_a::tools());
+    all.extend(super::compat_c::tools());
+    all
+}
+
+pub const CORE: &[&str] = &[
+    "remember",
+    "recall",
+    "reinforce",
+    "correct",
+    "forget",
+    "context",
+    "handoff",
+];
+pub const ENGINEERING: &[&str] = &[
+    "track_failure",
+    "track_progress",
+    "session_outcome",
+    "stats",
+];
+/// Seed B's tool names that engram serves (B's argument names are accepted by the native
+/// tools themselves: `type`, importance 1–10, `corrected_content`, `related_ids`, …).
+pub const COMPAT_B: &[&str] = &[
+    "remember",
+    "recall",
+    "reinforce",
+    "correct",
+    "link",
+    "forget",
+    "stats",
+];
+pub const ADMIN: &[&str] = &[
+    "link",
+    "pin",
+    "unpin",
+    "explain",
+    "restore",
+    "session_start",
+    "session_end",
+];
+
+/// The tool names a `--tools` value selects: a profile name, or a comma list of tool names
+/// and profiles. Unknown names are an error naming them.
+pub fn select(spec: &str) -> Result<Vec<&'static str>, String> {
+    let reg = registry();
+    let native: Vec<&'static str> = super::native::tools().iter().map(|t| t.name).collect();
+    let mut out: Vec<&'static str> = Vec::new();
+    let mut push = |names: &[&'static str]| {
+        for n in names {
+            if !out.contains(n) {
+                out.push(n);
+            }
+        }
+    };
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "core" => push(CORE),
+            "engineering" => {
+                push(CORE);
+                push(ENGINEERING)
+            }
+            "admin" => {
+                push(CORE);
+                push(ENGINEERING);
+                push(ADMIN)
+            }
+            "all" => push(&native),
+            "compat-a" => push(super::compat_a::PROFILE),
+            "compat-b" => push(COMPAT_B),
+            "compat-c" | "agent" => push(super::compat_c::PROFILE),
+            name => match reg.iter().find(|t| t.name == name) {
+                Some(t) => push(&[t.name]),
+                None => {
+                    return Err(format!(
+                        "unknown tool or profile {name:?}; profiles: core, engineering, admin, all, compat-a, compat-b, compat-c"
+                    ));
+                }
+            },
+        }
+    }
+    if out.is_empty() {
+        return Err("no tools selected".into());
+    }
+    Ok(out)
+}

@@ -1,0 +1,137 @@
+//! Embedding models from the binary's side: loading the configured model for a command,
+//! the background loader of a long-running server, and `engram model pull|list|use`.
+
+use crate::cli::ModelCommand;
+use anyhow::Context;
+use engram_core::embed::Embedder;
+use engram_embed::{CandleEmbedder, EmbedOptions, ModelSpec, PullEvent};
+use engram_store::settings::Home;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub fn models_dir(home: &Home) -> PathBuf {
+    home.root.join("models")
+}
+
+/// Loads the configured model, or explains why there is none. `Ok(None)` means lexical
+/// search by choice (`model = "none"`) or because the model is not installed yet.
+pub fn load(home: &Home, config: &engram_core::Config) -> anyhow::Result<Option<Arc<dyn Embedder>>> {
+    let name = config.model.trim();
+    if name.is_empty() || name.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let opts = EmbedOptions { threads: config.embed_threads, ..EmbedOptions::default() };
+    match CandleEmbedder::open(&models_dir(home), name, opts) {
+        Ok(e) => Ok(Some(Arc::new(e))),
+        Err(engram_embed::Error::NotInstalled { .. }) | Err(engram_embed::Error::UnknownModel { .. }) => Ok(None),
+        Err(e) => Err(anyhow::anyhow!("model {name:?}: {e}")),
+    }
+}
+
+/// Why search is lexical, for `stats` and `doctor`: `None` when a model is loaded.
+pub fn lexical_reason(home: &Home, config: &engram_core::Config) -> Option<String> {
+    let name = config.model.trim();
+    if name.is_empty() || name.eq_ignore_ascii_case("none") {
+        return Some("model = \"none\" in the configuration".into());
+    }
+    match CandleEmbedder::open(&models_dir(home), name, EmbedOptions::default()) {
+        Ok(_) => None,
+        Err(engram_embed::Error::NotInstalled { .. }) | Err(engram_embed::Error::UnknownModel { .. }) => {
+            Some(format!("model {name:?} is not installed: run `engram model pull {name}` (or set ENGRAM_MODEL to a model folder)"))
+        }
+        Err(e) => Some(format!("model {name:?} cannot be loaded: {e}")),
+    }
+}
+
+pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
+    let home = crate::home()?;
+    let dir = models_dir(&home);
+    match cmd {
+        ModelCommand::List => {
+            let entries = engram_embed::list(&dir)?;
+            let config = crate::load_config(&home)?;
+            if json {
+                let v: Vec<_> = entries
+                    .iter()
+                    .map(|e| serde_json::json!({
+                        "name": e.spec.name, "repo": e.spec.repo, "dim": e.spec.dim, "installed": e.installed,
+                        "known": e.known, "path": e.path, "size_bytes": e.size_bytes,
+                        "in_use": e.spec.name == config.model || e.path.to_string_lossy() == config.model,
+                    }))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                for e in &entries {
+                    let mark = if e.spec.name == config.model { "*" } else { " " };
+                    let state = if e.installed { format!("installed, {} MB", e.size_bytes / 1_000_000) } else { "not installed".into() };
+                    println!("{mark} {:<24} {:<44} {}d  {state}", e.spec.name, e.spec.repo, e.spec.dim);
+                }
+                println!("(* = configured model; `engram model pull NAME` downloads, `engram model use NAME|DIR` switches)");
+            }
+        }
+        ModelCommand::Pull { name, endpoint } => {
+            let spec = ModelSpec::find(&name).with_context(|| {
+                let known: Vec<String> = ModelSpec::known().into_iter().map(|s| s.name).collect();
+                format!("unknown model {name:?}; known: {}", known.join(", "))
+            })?;
+            let endpoint = endpoint.or_else(|| std::env::var("HF_ENDPOINT").ok()).filter(|e| !e.is_empty());
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{msg:24} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            let path = engram_embed::pull(&spec, &dir, endpoint.as_deref(), &mut |ev| match ev {
+                PullEvent::FileStarted { file, total_bytes } => {
+                    bar.set_length(total_bytes);
+                    bar.set_position(0);
+                    bar.set_message(file);
+                }
+                PullEvent::FileProgress { done_bytes, .. } => bar.set_position(done_bytes),
+                PullEvent::FileFinished { .. } | PullEvent::AlreadyInstalled { .. } | PullEvent::Installed { .. } => {}
+            })?;
+            bar.finish_and_clear();
+            println!("{} installed at {}", spec.name, path.display());
+        }
+        ModelCommand::Use { name } => {
+            // Check it loads before writing the configuration.
+            let opts = EmbedOptions::default();
+            let e = CandleEmbedder::open(&dir, &name, opts).with_context(|| format!("cannot load model {name:?}"))?;
+            set_config_key(&home.config_path(), "model", &name)?;
+            let mut config = crate::load_config(&home)?;
+            config.model = name.clone();
+            let mut store = engram_store::Store::open(&home.db_path(), config)?;
+            store.set_embedder(Some(Arc::new(e)));
+            let total = store.embedding_status()?.missing;
+            let bar = indicatif::ProgressBar::new(total);
+            bar.set_message("embedding memories");
+            loop {
+                let n = store.embed_missing(64)?;
+                bar.inc(n as u64);
+                if n == 0 {
+                    break;
+                }
+            }
+            bar.finish_and_clear();
+            let s = store.embedding_status()?;
+            println!("using {name}: {} memories embedded, {} without a vector", s.embedded, s.missing);
+        }
+    }
+    Ok(())
+}
+
+/// Sets one top-level key in config.toml, keeping the others (comments are not kept).
+fn set_config_key(path: &std::path::Path, key: &str, value: &str) -> anyhow::Result<()> {
+    let mut table: toml::Table = match std::fs::read_to_string(path) {
+        Ok(t) => t.parse().with_context(|| format!("{} does not parse; fix it first", path.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    table.insert(key.to_string(), toml::Value::String(value.to_string()));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, toml::to_string(&table)?)?;
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
