@@ -31,6 +31,8 @@ pub struct Config {
     pub coverage_weight: f64,
     /// With `fusion = "weighted"`: the lexical share of relevance (the rest is the cosine).
     pub w_lexical: f64,
+    /// How much memories of one session lift each other (0 turns it off).
+    pub w_session: f64,
     /// The embedding model: a known name (`all-MiniLM-L6-v2`, `multilingual-e5-small`), a
     /// folder, or `none` for lexical search only. `ENGRAM_MODEL` overrides it.
     pub model: String,
@@ -82,7 +84,8 @@ impl Default for Config {
             relevance_norm_floor: 0.10,
             bm25_scale: 10.0,
             coverage_weight: 0.5,
-            w_lexical: 0.5,
+            w_lexical: 0.6,
+            w_session: 0.6,
             model: "all-MiniLM-L6-v2".to_string(),
             embed_threads: 1,
             fusion: Fusion::Weighted,
@@ -132,6 +135,7 @@ impl Config {
             ("hop_decay", self.hop_decay),
             ("coverage_weight", self.coverage_weight),
             ("w_lexical", self.w_lexical),
+            ("w_session", self.w_session),
             ("correction_min_importance", self.correction_min_importance),
             ("default_importance", self.default_importance),
             ("colink_increment", self.colink_increment),

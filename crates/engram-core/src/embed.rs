@@ -54,11 +54,20 @@ impl Calibration {
 pub fn calibration(model_id: &str) -> Calibration {
     let id = model_id.to_ascii_lowercase();
     if id.contains("e5") {
-        Calibration { unrelated: 0.76, paraphrase: 0.92 }
+        Calibration {
+            unrelated: 0.76,
+            paraphrase: 0.92,
+        }
     } else if id.contains("hash-ngram") {
-        Calibration { unrelated: 0.2, paraphrase: 0.8 }
+        Calibration {
+            unrelated: 0.2,
+            paraphrase: 0.8,
+        }
     } else {
-        Calibration { unrelated: 0.15, paraphrase: 0.6 }
+        Calibration {
+            unrelated: 0.15,
+            paraphrase: 0.6,
+        }
     }
 }
 
@@ -160,7 +169,10 @@ mod tests {
         assert_eq!(m.scale(0.1), 0.0);
         assert_eq!(m.scale(0.9), 1.0);
         let e = calibration("intfloat/multilingual-e5-small");
-        assert!(e.scale(0.75) < 0.1 && e.scale(0.91) > 0.9, "e5's unrelated cosines are high");
+        assert!(
+            e.scale(0.75) < 0.1 && e.scale(0.91) > 0.9,
+            "e5's unrelated cosines are high"
+        );
     }
 
     #[test]

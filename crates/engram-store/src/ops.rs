@@ -36,6 +36,13 @@ pub struct RememberRequest {
     pub metadata: Option<serde_json::Value>,
     /// Memories this one relates to: each gets an `explicit` link from the new memory.
     pub related: Vec<IdRef>,
+    /// Words that describe the memory's surroundings (the conversation turn before it, the
+    /// task it came from): searched with the memory but not part of its content. Kept in
+    /// `metadata.context`.
+    pub context: Option<String>,
+    /// When the memory happened, for imports and replays (default: now). Its create event
+    /// is dated then, so activation reflects its real age.
+    pub created_at: Option<Millis>,
 }
 
 /// Fields to change in [`Store::update`]; `None` keeps the current value.
@@ -194,10 +201,21 @@ impl Store {
         check_optional_name("topic_key", &req.topic_key)?;
         check_optional_name("source", &req.source)?;
         check_optional_name("session_id", &req.session_id)?;
-        let metadata = req
+        let mut metadata = req
             .metadata
             .clone()
             .unwrap_or_else(|| serde_json::json!({}));
+        if let Some(c) = &req.context {
+            limits::check_len("context", c, limits::MAX_CONTENT_BYTES)?;
+            if let Some(o) = metadata.as_object_mut() {
+                o.insert("context".into(), serde_json::json!(c));
+            }
+        }
+        if let Some(t) = req.created_at
+            && t < 0
+        {
+            return Err(InputError::new("created_at", "must not be before 1970").into());
+        }
         limits::check_metadata(&metadata)?;
         let mut importance = req.importance.unwrap_or(self.config.default_importance);
         engram_core::importance::from_number(importance, false)?;
@@ -222,7 +240,11 @@ impl Store {
             params![hash, room],
             |r| r.get(0),
         )?;
-        let vector = if known { None } else { self.embed_document(&embed_text(req.title.as_deref(), &req.content)) };
+        let vector = if known {
+            None
+        } else {
+            self.embed_document(&embed_text(req.title.as_deref(), &req.content))
+        };
 
         let tx = self
             .conn
@@ -276,7 +298,8 @@ impl Store {
             });
         }
 
-        let uid = ulid::Ulid::from_parts(now.max(0) as u64, rand_bits()).to_string();
+        let at = req.created_at.unwrap_or(now);
+        let uid = ulid::Ulid::from_parts(at.max(0) as u64, rand_bits()).to_string();
         tx.execute(
             "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                    created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash)
@@ -291,7 +314,7 @@ impl Store {
                 room,
                 req.topic_key,
                 req.pinned as i64,
-                now,
+                at,
                 req.source.as_deref().unwrap_or("unknown"),
                 req.session_id,
                 metadata.to_string(),
@@ -299,7 +322,14 @@ impl Store {
             ],
         )?;
         let id = tx.last_insert_rowid();
-        index_text(&tx, id, req.title.as_deref(), &req.content, &tags)?;
+        index_text(
+            &tx,
+            id,
+            req.title.as_deref(),
+            &req.content,
+            &tags,
+            req.context.as_deref(),
+        )?;
         if let Some((model, v)) = &vector {
             crate::vectors::write_embedding(&tx, id, model, v)?;
         }
@@ -309,7 +339,7 @@ impl Store {
             id,
             EventKind::Create,
             w,
-            now,
+            at,
             req.session_id.as_deref(),
             None,
         )?;
@@ -483,7 +513,14 @@ impl Store {
             ],
         )?;
         let new_id = tx.last_insert_rowid();
-        index_text(&tx, new_id, old.title.as_deref(), &content, &tags)?;
+        index_text(
+            &tx,
+            new_id,
+            old.title.as_deref(),
+            &content,
+            &tags,
+            old.metadata.get("context").and_then(|c| c.as_str()),
+        )?;
         if let Some((model, v)) = &vector {
             crate::vectors::write_embedding(&tx, new_id, model, v)?;
         }
@@ -687,7 +724,14 @@ impl Store {
             "UPDATE memories SET content = ?2, title = ?3, importance = ?4, kind = ?5, topic_key = ?6, content_hash = ?7, updated_at = ?8 WHERE id = ?1",
             params![m.id, content, title, importance, kind.as_str(), topic_key, content_hash(&content), now],
         )?;
-        index_text(&tx, m.id, title.as_deref(), &content, &m.tags)?;
+        index_text(
+            &tx,
+            m.id,
+            title.as_deref(),
+            &content,
+            &m.tags,
+            m.metadata.get("context").and_then(|c| c.as_str()),
+        )?;
         // The old vector no longer describes the text; the new one is written after commit.
         tx.execute("DELETE FROM embeddings WHERE memory_id = ?1", [m.id])?;
         add_event(
@@ -886,7 +930,11 @@ impl Store {
             schema_version: self
                 .conn
                 .query_row("PRAGMA user_version", [], |r| r.get(0))?,
-            search: if self.embedder.is_some() { "hybrid" } else { "lexical" },
+            search: if self.embedder.is_some() {
+                "hybrid"
+            } else {
+                "lexical"
+            },
             embeddings: self.embedding_status()?,
             dynamics: self.config.dynamics,
             db_path: self.path().display().to_string(),

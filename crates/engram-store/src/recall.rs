@@ -179,7 +179,9 @@ impl Store {
         // The query's vector, when a model is loaded and the store has vectors of it.
         self.refresh_index()?;
         let qvec: Option<Vec<f32>> = match &self.embedder {
-            Some(e) if self.index.as_ref().is_some_and(|i| i.len() > 0) => e.embed_query(&req.query).ok(),
+            Some(e) if self.index.as_ref().is_some_and(|i| i.len() > 0) => {
+                e.embed_query(&req.query).ok()
+            }
             _ => None,
         };
         let qv = qvec.as_deref();
@@ -305,7 +307,13 @@ impl Store {
         };
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
-        self.rank(&plan, &cands, &self.vector_source(qvec, &filter)?, qvec, Via::Direct)
+        self.rank(
+            &plan,
+            &cands,
+            &self.vector_source(qvec, &filter)?,
+            qvec,
+            Via::Direct,
+        )
     }
 
     fn deep(
@@ -323,7 +331,13 @@ impl Store {
         };
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
-        let mut direct = self.rank(&plan, &cands, &self.vector_source(qvec, &filter)?, qvec, Via::Direct)?;
+        let mut direct = self.rank(
+            &plan,
+            &cands,
+            &self.vector_source(qvec, &filter)?,
+            qvec,
+            Via::Direct,
+        )?;
         if self.config.max_hops == 0 || direct.hits.is_empty() {
             return Ok(direct);
         }
@@ -401,10 +415,14 @@ impl Store {
             .filter(|w| w.chars().count() >= 3)
             .take(engram_core::text::MAX_QUERY_TERMS)
             .collect();
-        let mut cands = self.lexical_candidates(&plan, &filter, EXHAUSTIVE_MAX_CANDIDATES, &partial)?;
+        let mut cands =
+            self.lexical_candidates(&plan, &filter, EXHAUSTIVE_MAX_CANDIDATES, &partial)?;
         // With a model, meaning counts too: relevance is the larger of the lexical match and
         // the calibrated cosine.
-        let cal = self.embedder.as_ref().map(|e| engram_core::embed::calibration(e.model_id()));
+        let cal = self
+            .embedder
+            .as_ref()
+            .map(|e| engram_core::embed::calibration(e.model_id()));
         if let (Some(q), Some(cal)) = (qvec, cal) {
             let mut by_id: HashMap<MemoryId, f64> = cands.iter().copied().collect();
             for (id, _) in self.vector_candidates(q, &filter, EXHAUSTIVE_MAX_CANDIDATES / 10)? {
@@ -492,18 +510,44 @@ impl Store {
         ids.extend(vec.iter().map(|c| c.0).filter(|id| !seen.contains(id)));
         let lex_map: HashMap<MemoryId, f64> = lex.iter().copied().collect();
         let coverage = self.coverage(plan, &ids, false)?;
-        let best_lex = lex.iter().map(|c| c.1).fold(0.0, f64::max).max(self.config.relevance_norm_floor).max(1e-9);
+        let best_lex = lex
+            .iter()
+            .map(|c| c.1)
+            .fold(0.0, f64::max)
+            .max(self.config.relevance_norm_floor)
+            .max(1e-9);
         let cw = self.config.coverage_weight;
-        let cal = self.embedder.as_ref().map(|e| engram_core::embed::calibration(e.model_id()));
-        let cosines: Vec<Option<f64>> =
-            ids.iter().map(|id| qvec.and_then(|q| self.cosine_with(q, *id)).map(f64::from)).collect();
-        let (cmin, cmax) = cosines.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(*c), hi.max(*c)));
+        // How much of the query the lexical channel found at best: when even its best match
+        // holds a quarter of the query's words, its candidates should not outweigh meaning.
+        let lexical_confidence = if qvec.is_some() {
+            lex.iter()
+                .map(|c| coverage.get(&c.0).copied().unwrap_or(0.0))
+                .fold(0.0, f64::max)
+        } else {
+            1.0
+        };
+        let cal = self
+            .embedder
+            .as_ref()
+            .map(|e| engram_core::embed::calibration(e.model_id()));
+        let cosines: Vec<Option<f64>> = ids
+            .iter()
+            .map(|id| qvec.and_then(|q| self.cosine_with(q, *id)).map(f64::from))
+            .collect();
+        let (cmin, cmax) = cosines
+            .iter()
+            .flatten()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+                (lo.min(*c), hi.max(*c))
+            });
         let span = (cmax - cmin).max(0.05);
         let rrf_rank = |list: &[(MemoryId, f64)], id: MemoryId| list.iter().position(|c| c.0 == id);
         let mut out = Vec::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {
             let cov = coverage.get(id).copied().unwrap_or(0.0);
-            let lexical = (1.0 - cw) * (lex_map.get(id).copied().unwrap_or(0.0) / best_lex).min(1.0) + cw * cov;
+            let lexical = lexical_confidence
+                * ((1.0 - cw) * (lex_map.get(id).copied().unwrap_or(0.0) / best_lex).min(1.0)
+                    + cw * cov);
             let (relevance, absolute) = match (cosines[i], cal) {
                 (Some(c), Some(cal)) => {
                     let calibrated = cal.scale(c as f32);
@@ -515,7 +559,9 @@ impl Store {
                         scoring::Fusion::Max => lexical.max(calibrated),
                         scoring::Fusion::Rrf => {
                             let k = self.config.rrf_k;
-                            let r = |p: Option<usize>| p.map(|p| 1.0 / (k + p as f64 + 1.0)).unwrap_or(0.0);
+                            let r = |p: Option<usize>| {
+                                p.map(|p| 1.0 / (k + p as f64 + 1.0)).unwrap_or(0.0)
+                            };
                             (r(rrf_rank(lex, *id)) + r(rrf_rank(vec, *id))) * (k + 1.0) / 2.0
                         }
                     };
@@ -523,9 +569,49 @@ impl Store {
                 }
                 _ => (lexical, cov),
             };
-            out.push(Scored { id: *id, relevance, absolute, coverage: cov, cosine: cosines[i] });
+            out.push(Scored {
+                id: *id,
+                relevance,
+                absolute,
+                coverage: cov,
+                cosine: cosines[i],
+            });
         }
         Ok(out)
+    }
+
+    /// Memories of one session (or episode) lift each other: each candidate's relevance
+    /// moves toward the mean of the three best relevances among the candidates of its
+    /// session, by `w_session` (0 turns it off). A question is usually about one
+    /// conversation or task; a strong match there makes its neighbours likelier too.
+    fn session_prior(&self, scored: &mut [Scored], by_id: &HashMap<MemoryId, Memory>) {
+        let ws = self.config.w_session;
+        if ws <= 0.0 {
+            return;
+        }
+        let mut groups: HashMap<&str, Vec<f64>> = HashMap::new();
+        for c in scored.iter() {
+            if let Some(s) = by_id.get(&c.id).and_then(|m| m.session_id.as_deref()) {
+                groups.entry(s).or_default().push(c.relevance);
+            }
+        }
+        let means: HashMap<&str, f64> = groups
+            .into_iter()
+            .map(|(s, mut v)| {
+                v.sort_by(|a, b| b.total_cmp(a));
+                let top = &v[..v.len().min(3)];
+                (s, top.iter().sum::<f64>() / top.len() as f64)
+            })
+            .collect();
+        for c in scored.iter_mut() {
+            if let Some(mean) = by_id
+                .get(&c.id)
+                .and_then(|m| m.session_id.as_deref())
+                .and_then(|s| means.get(s))
+            {
+                c.relevance = (c.relevance + ws * mean) / (1.0 + ws);
+            }
+        }
     }
 
     /// Ranks candidates by the final score. The best *raw* score, for the auto-deepen
@@ -539,9 +625,14 @@ impl Store {
         qvec: Option<&[f32]>,
         via: Via,
     ) -> Result<Ranked> {
-        let scored = self.relevances(plan, lex, vec, qvec)?;
+        let mut scored = self.relevances(plan, lex, vec, qvec)?;
         let ids: Vec<MemoryId> = scored.iter().map(|c| c.id).collect();
-        let by_id: HashMap<MemoryId, Memory> = self.load_many(&ids)?.into_iter().map(|m| (m.id, m)).collect();
+        let by_id: HashMap<MemoryId, Memory> = self
+            .load_many(&ids)?
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
+        self.session_prior(&mut scored, &by_id);
         let traces = self.traces_of(&ids)?;
         let now = self.now();
         let w = self.config.weights();
@@ -550,7 +641,8 @@ impl Store {
         let mut hits = Vec::with_capacity(scored.len());
         for c in &scored {
             let Some(m) = by_id.get(&c.id) else { continue };
-            let act = self.activation_of(m, traces.get(&c.id).map(Vec::as_slice).unwrap_or(&[]), now);
+            let act =
+                self.activation_of(m, traces.get(&c.id).map(Vec::as_slice).unwrap_or(&[]), now);
             best_raw = best_raw.max(scoring::final_score(&w, c.absolute, act, m.importance));
             best_relevance = best_relevance.max(c.absolute);
             hits.push(Hit {
@@ -566,8 +658,17 @@ impl Store {
                 memory: m.clone(),
             });
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.memory.id.cmp(&b.memory.id)));
-        Ok(Ranked { candidates: hits.len(), hits, best_raw, best_relevance })
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.memory.id.cmp(&b.memory.id))
+        });
+        Ok(Ranked {
+            candidates: hits.len(),
+            hits,
+            best_raw,
+            best_relevance,
+        })
     }
 
     fn activation_of(

@@ -39,7 +39,14 @@ impl Store {
     pub fn open(path: &Path, config: Config) -> Result<Store> {
         config.validate()?;
         let conn = db::open(path)?;
-        Ok(Store { conn, config, clock: system_clock(), path: path.to_path_buf(), embedder: None, index: None })
+        Ok(Store {
+            conn,
+            config,
+            clock: system_clock(),
+            path: path.to_path_buf(),
+            embedder: None,
+            index: None,
+        })
     }
 
     /// Replaces the clock (tests, simulations, benchmarks).
@@ -177,6 +184,7 @@ pub(crate) fn index_text(
     title: Option<&str>,
     content: &str,
     tags: &[String],
+    context: Option<&str>,
 ) -> Result<()> {
     let mut all = String::with_capacity(content.len() + 64);
     if let Some(t) = title {
@@ -184,6 +192,10 @@ pub(crate) fn index_text(
         all.push('\n');
     }
     all.push_str(content);
+    if let Some(c) = context {
+        all.push('\n');
+        all.push_str(c);
+    }
     for t in tags {
         all.push('\n');
         all.push_str(t);

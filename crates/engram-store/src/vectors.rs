@@ -27,7 +27,14 @@ pub(crate) struct VectorIndex {
 
 impl VectorIndex {
     fn new(model: &str, dim: usize) -> Self {
-        VectorIndex { model: model.to_string(), dim, last_seq: 0, ids: Vec::new(), pos: HashMap::new(), data: Vec::new() }
+        VectorIndex {
+            model: model.to_string(),
+            dim,
+            last_seq: 0,
+            ids: Vec::new(),
+            pos: HashMap::new(),
+            data: Vec::new(),
+        }
     }
 
     fn put(&mut self, id: MemoryId, v: &[f32]) {
@@ -45,7 +52,9 @@ impl VectorIndex {
     }
 
     pub fn get(&self, id: MemoryId) -> Option<&[f32]> {
-        self.pos.get(&id).map(|&p| &self.data[p * self.dim..(p + 1) * self.dim])
+        self.pos
+            .get(&id)
+            .map(|&p| &self.data[p * self.dim..(p + 1) * self.dim])
     }
 
     pub fn len(&self) -> usize {
@@ -55,8 +64,14 @@ impl VectorIndex {
 
 /// Writes a memory's vector, replacing any earlier one under a new `seq` (so other
 /// processes see the change). Does nothing if the memory is gone.
-pub(crate) fn write_embedding(conn: &rusqlite::Connection, id: MemoryId, model: &str, v: &[f32]) -> Result<usize> {
-    conn.prepare_cached("DELETE FROM embeddings WHERE memory_id = ?1")?.execute([id])?;
+pub(crate) fn write_embedding(
+    conn: &rusqlite::Connection,
+    id: MemoryId,
+    model: &str,
+    v: &[f32],
+) -> Result<usize> {
+    conn.prepare_cached("DELETE FROM embeddings WHERE memory_id = ?1")?
+        .execute([id])?;
     Ok(conn
         .prepare_cached(
             "INSERT INTO embeddings (memory_id, model, dim, vector) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
@@ -69,7 +84,9 @@ pub(crate) fn to_blob(v: &[f32]) -> Vec<u8> {
 }
 
 fn from_blob(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// Where a store stands with its embedding model.
@@ -107,7 +124,9 @@ impl Store {
     pub(crate) fn embed_document(&self, text: &str) -> Option<(String, Vec<f32>)> {
         let e = self.embedder.as_ref()?;
         match e.embed_documents(&[text]) {
-            Ok(mut v) if v.len() == 1 && v[0].len() == e.dim() => Some((e.model_id().to_string(), v.remove(0))),
+            Ok(mut v) if v.len() == 1 && v[0].len() == e.dim() => {
+                Some((e.model_id().to_string(), v.remove(0)))
+            }
             _ => None,
         }
     }
@@ -119,13 +138,22 @@ impl Store {
             return Ok(());
         };
         let (model, dim) = (e.model_id().to_string(), e.dim());
-        let index = self.index.get_or_insert_with(|| VectorIndex::new(&model, dim));
+        let index = self
+            .index
+            .get_or_insert_with(|| VectorIndex::new(&model, dim));
         let mut stmt = self
             .conn
             .prepare_cached("SELECT seq, memory_id, vector FROM embeddings WHERE seq > ?1 AND model = ?2 AND dim = ?3 ORDER BY seq")?;
-        let rows = stmt.query_map(params![index.last_seq, index.model, index.dim as i64], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?))
-        })?;
+        let rows = stmt.query_map(
+            params![index.last_seq, index.model, index.dim as i64],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Vec<u8>>(2)?,
+                ))
+            },
+        )?;
         for row in rows {
             let (seq, id, blob) = row?;
             index.put(id, &from_blob(&blob));
@@ -141,13 +169,29 @@ impl Store {
 
     /// The `k` memories allowed by `filter` nearest to `query`: `(id, cosine)`, best first.
     /// Exact scan; overfetches and filters on the memories' rows.
-    pub(crate) fn vector_candidates(&self, query: &[f32], filter: &Filter, k: usize) -> Result<Vec<(MemoryId, f64)>> {
-        let Some(index) = &self.index else { return Ok(Vec::new()) };
+    pub(crate) fn vector_candidates(
+        &self,
+        query: &[f32],
+        filter: &Filter,
+        k: usize,
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        let Some(index) = &self.index else {
+            return Ok(Vec::new());
+        };
         if index.len() == 0 || query.len() != index.dim {
             return Ok(Vec::new());
         }
-        let mut scored: Vec<(MemoryId, f32)> =
-            index.ids.iter().enumerate().map(|(i, id)| (*id, dot(query, &index.data[i * index.dim..(i + 1) * index.dim]))).collect();
+        let mut scored: Vec<(MemoryId, f32)> = index
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                (
+                    *id,
+                    dot(query, &index.data[i * index.dim..(i + 1) * index.dim]),
+                )
+            })
+            .collect();
         let mut want = (k * 8).max(64);
         loop {
             let take = want.min(scored.len());
@@ -155,8 +199,11 @@ impl Store {
             scored.select_nth_unstable_by(nth, |a, b| b.1.total_cmp(&a.1));
             let mut top: Vec<(MemoryId, f32)> = scored[..take].to_vec();
             top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let rows: HashMap<MemoryId, Memory> =
-                self.load_many(&top.iter().map(|t| t.0).collect::<Vec<_>>())?.into_iter().map(|m| (m.id, m)).collect();
+            let rows: HashMap<MemoryId, Memory> = self
+                .load_many(&top.iter().map(|t| t.0).collect::<Vec<_>>())?
+                .into_iter()
+                .map(|m| (m.id, m))
+                .collect();
             let kept: Vec<(MemoryId, f64)> = top
                 .iter()
                 .filter(|(id, _)| rows.get(id).is_some_and(|m| filter.allows(m)))
@@ -173,19 +220,29 @@ impl Store {
     /// Memories outside the trash that lack a vector of the loaded model, oldest first,
     /// with the text to embed.
     pub fn missing_embeddings(&self, limit: usize) -> Result<Vec<(MemoryId, String)>> {
-        let Some(e) = &self.embedder else { return Ok(Vec::new()) };
+        let Some(e) = &self.embedder else {
+            return Ok(Vec::new());
+        };
         let mut stmt = self.conn.prepare_cached(
             "SELECT m.id, coalesce(m.title || char(10), '') || m.content FROM memories m
              LEFT JOIN embeddings e ON e.memory_id = m.id AND e.model = ?1 AND e.dim = ?2
              WHERE e.memory_id IS NULL AND m.tier != 'trash' ORDER BY m.id LIMIT ?3",
         )?;
-        let rows = stmt.query_map(params![e.model_id(), e.dim() as i64, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map(params![e.model_id(), e.dim() as i64, limit as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Stores vectors computed elsewhere (the background re-embedder), for `model`.
-    pub fn put_embeddings(&mut self, model: &str, vectors: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    pub fn put_embeddings(
+        &mut self,
+        model: &str,
+        vectors: &[(MemoryId, Vec<f32>)],
+    ) -> Result<usize> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut n = 0;
         for (id, v) in vectors {
             n += write_embedding(&tx, *id, model, v)?;
@@ -197,13 +254,18 @@ impl Store {
     /// Embeds up to `limit` memories that lack a vector, in batches; returns how many.
     /// For the CLI and tests; a server does this in the background without holding the store.
     pub fn embed_missing(&mut self, limit: usize) -> Result<usize> {
-        let Some(e) = self.embedder.clone() else { return Ok(0) };
+        let Some(e) = self.embedder.clone() else {
+            return Ok(0);
+        };
         let todo = self.missing_embeddings(limit)?;
         let mut done = 0;
         for chunk in todo.chunks(32) {
             let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
-            let Ok(vecs) = e.embed_documents(&texts) else { continue };
-            let pairs: Vec<(MemoryId, Vec<f32>)> = chunk.iter().map(|(id, _)| *id).zip(vecs).collect();
+            let Ok(vecs) = e.embed_documents(&texts) else {
+                continue;
+            };
+            let pairs: Vec<(MemoryId, Vec<f32>)> =
+                chunk.iter().map(|(id, _)| *id).zip(vecs).collect();
             done += self.put_embeddings(e.model_id(), &pairs)?;
         }
         Ok(done)
@@ -211,9 +273,18 @@ impl Store {
 
     pub fn embedding_status(&self) -> Result<EmbeddingStatus> {
         let Some(e) = &self.embedder else {
-            return Ok(EmbeddingStatus { model: None, dim: None, embedded: 0, missing: 0 });
+            return Ok(EmbeddingStatus {
+                model: None,
+                dim: None,
+                embedded: 0,
+                missing: 0,
+            });
         };
-        let total: i64 = self.conn.query_row("SELECT count(*) FROM memories WHERE tier != 'trash'", [], |r| r.get(0))?;
+        let total: i64 = self.conn.query_row(
+            "SELECT count(*) FROM memories WHERE tier != 'trash'",
+            [],
+            |r| r.get(0),
+        )?;
         let embedded: i64 = self.conn.query_row(
             "SELECT count(*) FROM embeddings e JOIN memories m ON m.id = e.memory_id WHERE m.tier != 'trash' AND e.model = ?1 AND e.dim = ?2",
             params![e.model_id(), e.dim() as i64],

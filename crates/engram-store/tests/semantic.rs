@@ -30,7 +30,14 @@ fn store_with(e: Arc<dyn Embedder>) -> (Store, tempfile::TempDir) {
 }
 
 fn remember(s: &mut Store, content: &str, kind: Kind) -> i64 {
-    s.remember(RememberRequest { content: content.into(), kind: Some(kind), room: Some("app".into()), ..Default::default() }).unwrap().id
+    s.remember(RememberRequest {
+        content: content.into(),
+        kind: Some(kind),
+        room: Some("app".into()),
+        ..Default::default()
+    })
+    .unwrap()
+    .id
 }
 
 fn recall(s: &mut Store, q: &str) -> engram_store::RecallResult {
@@ -56,10 +63,26 @@ fn meaning_finds_memories_that_share_no_words_with_the_query() {
     for d in DISTRACTORS {
         remember(&mut s, d, Kind::Fact);
     }
-    let db = remember(&mut s, "We switched the project database from PostgreSQL to SQLite", Kind::Decision);
-    let tabs = remember(&mut s, "Indent code with four spaces, never tabs", Kind::Preference);
+    let db = remember(
+        &mut s,
+        "We switched the project database from PostgreSQL to SQLite",
+        Kind::Decision,
+    );
+    let tabs = remember(
+        &mut s,
+        "Indent code with four spaces, never tabs",
+        Kind::Preference,
+    );
     let r = recall(&mut s, "which storage engine does the app use");
-    assert_eq!(r.hits[0].memory.id, db, "{:?}", r.hits.iter().map(|h| (&h.memory.content, h.cosine)).collect::<Vec<_>>());
+    assert_eq!(
+        r.hits[0].memory.id,
+        db,
+        "{:?}",
+        r.hits
+            .iter()
+            .map(|h| (&h.memory.content, h.cosine))
+            .collect::<Vec<_>>()
+    );
     assert!(r.hits[0].cosine.unwrap() > 0.2);
     let r = recall(&mut s, "whitespace style for source files");
     assert_eq!(r.hits[0].memory.id, tabs);
@@ -76,11 +99,25 @@ fn the_latest_truth_wins_after_a_correction() {
         remember(&mut s, d, Kind::Fact);
     }
     let old = remember(&mut s, "The project database is PostgreSQL", Kind::Decision);
-    let c = s.correct(&IdRef::Id(old), "We switched from PostgreSQL to SQLite", "moved to a local store", None).unwrap();
-    for q in ["what database does the project use", "PostgreSQL", "project database"] {
+    let c = s
+        .correct(
+            &IdRef::Id(old),
+            "We switched from PostgreSQL to SQLite",
+            "moved to a local store",
+            None,
+        )
+        .unwrap();
+    for q in [
+        "what database does the project use",
+        "PostgreSQL",
+        "project database",
+    ] {
         let r = recall(&mut s, q);
         assert_eq!(r.hits[0].memory.id, c.new_id, "{q}");
-        assert!(r.hits.iter().all(|h| h.memory.id != old), "{q}: the superseded memory stays out of fast recall");
+        assert!(
+            r.hits.iter().all(|h| h.memory.id != old),
+            "{q}: the superseded memory stays out of fast recall"
+        );
     }
 }
 
@@ -94,9 +131,16 @@ fn memories_written_before_the_model_are_embedded_later_and_other_models_are_ign
     s.set_embedder(Some(Arc::new(HashEmbedder::new(64))));
     assert_eq!(s.embed_missing(100).unwrap(), 1);
     s.set_embedder(Some(model()));
-    assert_eq!(s.stats().unwrap().embeddings.missing, 1, "the 64-d hash vector does not count for MiniLM");
+    assert_eq!(
+        s.stats().unwrap().embeddings.missing,
+        1,
+        "the 64-d hash vector does not count for MiniLM"
+    );
     let r = recall(&mut s, "when do we ship releases");
-    assert!(r.hits.iter().all(|h| h.cosine.is_none()), "no vector of this model yet, and no dimension error");
+    assert!(
+        r.hits.iter().all(|h| h.cosine.is_none()),
+        "no vector of this model yet, and no dimension error"
+    );
     assert_eq!(s.embed_missing(100).unwrap(), 1);
     let r = recall(&mut s, "when do we ship releases");
     assert_eq!(r.hits[0].memory.id, a);
@@ -112,17 +156,27 @@ fn vectors_written_by_another_process_are_seen() {
     recall(&mut reader, "warm up the index");
     let mut writer = Store::open(&path, Config::default()).unwrap();
     writer.set_embedder(Some(Arc::new(HashEmbedder::new(128))));
-    let id = remember(&mut writer, "kubernetes cluster autoscaling notes", Kind::Fact);
+    let id = remember(
+        &mut writer,
+        "kubernetes cluster autoscaling notes",
+        Kind::Fact,
+    );
     let r = recall(&mut reader, "kubernetes autoscaling");
     assert_eq!(r.hits[0].memory.id, id);
-    assert!(r.hits[0].cosine.is_some(), "the reader picked up the writer's vector");
+    assert!(
+        r.hits[0].cosine.is_some(),
+        "the reader picked up the writer's vector"
+    );
 }
 
 #[test]
 fn fusion_modes_all_rank_an_exact_match_first() {
     for fusion in ["weighted", "max", "rrf"] {
         let dir = tempfile::tempdir().unwrap();
-        let config = Config { fusion: serde_json::from_value(serde_json::json!(fusion)).unwrap(), ..Config::default() };
+        let config = Config {
+            fusion: serde_json::from_value(serde_json::json!(fusion)).unwrap(),
+            ..Config::default()
+        };
         let mut s = Store::open(&dir.path().join("engram.db"), config).unwrap();
         s.set_embedder(Some(Arc::new(HashEmbedder::new(256))));
         for d in DISTRACTORS {

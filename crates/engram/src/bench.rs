@@ -24,6 +24,14 @@ fn bench_model() -> anyhow::Result<Option<std::sync::Arc<dyn engram_core::embed:
     crate::models::load(&crate::home()?, &bench_config()?)
 }
 
+/// `--model` for a benchmark: the same as setting ENGRAM_MODEL for this process.
+fn apply_model_flag(model: &Option<String>) {
+    if let Some(m) = model {
+        // SAFETY: called before the benchmark starts any thread.
+        unsafe { std::env::set_var("ENGRAM_MODEL", m) };
+    }
+}
+
 fn bench_config() -> anyhow::Result<Config> {
     let env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| k.starts_with("ENGRAM_"))
@@ -186,6 +194,45 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// LoCoMo's session dates, like "1:56 pm on 8 May, 2023", as Unix milliseconds (UTC).
+fn locomo_date(raw: &str) -> Option<i64> {
+    let (clock, date) = raw.split_once(" on ")?;
+    let mut parts = date.split_whitespace();
+    let day: i64 = parts.next()?.parse().ok()?;
+    let month = parts.next()?.trim_end_matches(',');
+    let year: i64 = parts.next()?.parse().ok()?;
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let m = MONTHS
+        .iter()
+        .position(|x| x.starts_with(&month.to_lowercase()[..3.min(month.len())]))?
+        as i64
+        + 1;
+    let (hm, ampm) = clock.trim().split_once(' ')?;
+    let (h, mi) = hm.split_once(':')?;
+    let mut h: i64 = h.parse().ok()?;
+    let mi: i64 = mi.parse().ok()?;
+    if ampm.eq_ignore_ascii_case("pm") && h < 12 {
+        h += 12;
+    }
+    if ampm.eq_ignore_ascii_case("am") && h == 12 {
+        h = 0;
+    }
+    engram_core::time::parse(&format!("{year:04}-{m:02}-{day:02}T{h:02}:{mi:02}:00Z"))
+}
+
 /// Evidence ids as LoCoMo writes them, tolerating `"D8:6; D9:17"` and similar.
 fn evidence_ids(v: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -240,6 +287,7 @@ impl Tally {
 }
 
 fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
+    apply_model_flag(&a.model);
     let text = std::fs::read_to_string(&a.data)
         .with_context(|| format!("reading {}", a.data.display()))?;
     let data: Value =
@@ -272,6 +320,12 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
             .get(format!("session_{session}"))
             .and_then(Value::as_array)
         {
+            let date_text = c
+                .get(format!("session_{session}_date_time"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let at = locomo_date(date_text);
+            let mut previous: Option<String> = None;
             for t in turns {
                 let (Some(speaker), Some(dia), Some(body)) = (
                     t["speaker"].as_str(),
@@ -280,14 +334,28 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
                 ) else {
                     continue;
                 };
+                // The turn, as said, and an image it shares, by its caption; searchable but not
+                // part of the memory: its date and the turn it answers.
+                let mut content = format!("{speaker}: \"{body}\"");
+                if let Some(cap) = t["blip_caption"].as_str() {
+                    content.push_str(&format!(" [shares an image: {cap}]"));
+                }
+                let mut context = date_text.to_string();
+                if let Some(p) = &previous {
+                    context.push_str(&format!("\n{p}"));
+                }
                 let r = store.remember(RememberRequest {
-                    content: format!("{speaker}: \"{body}\""),
+                    content,
                     room: Some(id.clone()),
                     kind: Some(engram_core::Kind::Episode),
                     source: Some("locomo".into()),
+                    session_id: Some(format!("{id}/session_{session}")),
                     metadata: Some(json!({ "dia_id": dia })),
+                    context: Some(context),
+                    created_at: at,
                     ..Default::default()
                 })?;
+                previous = Some(format!("{speaker}: {body}"));
                 // A repeated turn reinforces the first; keep the first turn's id.
                 mem_to_dia.entry(r.id).or_insert_with(|| dia.to_string());
             }
@@ -333,7 +401,13 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
     }
     lat.sort_by(f64::total_cmp);
     let retriever = match (a.lexical, bench_model()?) {
-        (false, Some(e)) => format!("hybrid: FTS5 BM25 + {} ({})", e.model_id(), serde_json::to_value(bench_config()?.fusion)?.as_str().unwrap_or("?")),
+        (false, Some(e)) => format!(
+            "hybrid: FTS5 BM25 + {} ({})",
+            e.model_id(),
+            serde_json::to_value(bench_config()?.fusion)?
+                .as_str()
+                .unwrap_or("?")
+        ),
         _ => "lexical: FTS5 BM25 (stopwords removed, Porter stemming) + query coverage".to_string(),
     };
     let cats: BTreeMap<String, Value> = by_cat

@@ -221,6 +221,9 @@ pub struct BenchLocomoArgs {
     /// Ignore the embedding model: lexical retrieval only.
     #[arg(long)]
     pub lexical: bool,
+    /// The embedding model (a name or a folder); default: the configured one.
+    #[arg(long)]
+    pub model: Option<String>,
 }
 
 #[derive(Args, Debug)]

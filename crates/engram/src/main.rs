@@ -26,7 +26,10 @@ fn main() -> ExitCode {
     // embedding thread count (default 1: fastest on two cores) and must be set before any
     // thread exists, which is now.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let threads = std::env::var("ENGRAM_EMBED_THREADS").ok().filter(|t| t.parse::<usize>().is_ok()).unwrap_or_else(|| "1".into());
+        let threads = std::env::var("ENGRAM_EMBED_THREADS")
+            .ok()
+            .filter(|t| t.parse::<usize>().is_ok())
+            .unwrap_or_else(|| "1".into());
         // SAFETY: single-threaded here; nothing else reads or writes the environment yet.
         unsafe { std::env::set_var("RAYON_NUM_THREADS", threads) };
     }
@@ -65,13 +68,19 @@ fn env_pairs() -> Vec<(String, String)> {
 }
 
 pub(crate) fn home() -> anyhow::Result<Home> {
-    Ok(Home::from_env(std::env::var("ENGRAM_HOME").ok().as_deref(), std::env::var("HOME").ok().as_deref())?)
+    Ok(Home::from_env(
+        std::env::var("ENGRAM_HOME").ok().as_deref(),
+        std::env::var("HOME").ok().as_deref(),
+    )?)
 }
 
 pub(crate) fn load_config(home: &Home) -> anyhow::Result<engram_core::Config> {
     let loaded = settings::load(&home.config_path(), &env_pairs())?;
     for k in &loaded.unknown_keys {
-        eprintln!("warning: {}: unknown setting `{k}` ignored", home.config_path().display());
+        eprintln!(
+            "warning: {}: unknown setting `{k}` ignored",
+            home.config_path().display()
+        );
     }
     for k in &loaded.unknown_env {
         eprintln!("warning: environment variable {k} is not an engram setting and is ignored");
@@ -225,6 +234,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 session_id: a.session,
                 metadata,
                 related: ids(&a.related)?,
+                ..Default::default()
             })?;
             output::remember(&out, json);
         }
@@ -331,7 +341,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stats => {
             let store = open_store_with_model()?;
             let out = store.stats()?;
-            let reason = if store.embedder().is_none() { models::lexical_reason(&home()?, store.config()) } else { None };
+            let reason = if store.embedder().is_none() {
+                models::lexical_reason(&home()?, store.config())
+            } else {
+                None
+            };
             output::stats(&out, reason.as_deref(), json);
         }
         Command::Bench(b) => bench::run(b, json)?,

@@ -15,15 +15,22 @@ pub fn models_dir(home: &Home) -> PathBuf {
 
 /// Loads the configured model, or explains why there is none. `Ok(None)` means lexical
 /// search by choice (`model = "none"`) or because the model is not installed yet.
-pub fn load(home: &Home, config: &engram_core::Config) -> anyhow::Result<Option<Arc<dyn Embedder>>> {
+pub fn load(
+    home: &Home,
+    config: &engram_core::Config,
+) -> anyhow::Result<Option<Arc<dyn Embedder>>> {
     let name = config.model.trim();
     if name.is_empty() || name.eq_ignore_ascii_case("none") {
         return Ok(None);
     }
-    let opts = EmbedOptions { threads: config.embed_threads, ..EmbedOptions::default() };
+    let opts = EmbedOptions {
+        threads: config.embed_threads,
+        ..EmbedOptions::default()
+    };
     match CandleEmbedder::open(&models_dir(home), name, opts) {
         Ok(e) => Ok(Some(Arc::new(e))),
-        Err(engram_embed::Error::NotInstalled { .. }) | Err(engram_embed::Error::UnknownModel { .. }) => Ok(None),
+        Err(engram_embed::Error::NotInstalled { .. })
+        | Err(engram_embed::Error::UnknownModel { .. }) => Ok(None),
         Err(e) => Err(anyhow::anyhow!("model {name:?}: {e}")),
     }
 }
@@ -36,9 +43,10 @@ pub fn lexical_reason(home: &Home, config: &engram_core::Config) -> Option<Strin
     }
     match CandleEmbedder::open(&models_dir(home), name, EmbedOptions::default()) {
         Ok(_) => None,
-        Err(engram_embed::Error::NotInstalled { .. }) | Err(engram_embed::Error::UnknownModel { .. }) => {
-            Some(format!("model {name:?} is not installed: run `engram model pull {name}` (or set ENGRAM_MODEL to a model folder)"))
-        }
+        Err(engram_embed::Error::NotInstalled { .. })
+        | Err(engram_embed::Error::UnknownModel { .. }) => Some(format!(
+            "model {name:?} is not installed: run `engram model pull {name}` (or set ENGRAM_MODEL to a model folder)"
+        )),
         Err(e) => Some(format!("model {name:?} cannot be loaded: {e}")),
     }
 }
@@ -62,11 +70,24 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 for e in &entries {
-                    let mark = if e.spec.name == config.model { "*" } else { " " };
-                    let state = if e.installed { format!("installed, {} MB", e.size_bytes / 1_000_000) } else { "not installed".into() };
-                    println!("{mark} {:<24} {:<44} {}d  {state}", e.spec.name, e.spec.repo, e.spec.dim);
+                    let mark = if e.spec.name == config.model {
+                        "*"
+                    } else {
+                        " "
+                    };
+                    let state = if e.installed {
+                        format!("installed, {} MB", e.size_bytes / 1_000_000)
+                    } else {
+                        "not installed".into()
+                    };
+                    println!(
+                        "{mark} {:<24} {:<44} {}d  {state}",
+                        e.spec.name, e.spec.repo, e.spec.dim
+                    );
                 }
-                println!("(* = configured model; `engram model pull NAME` downloads, `engram model use NAME|DIR` switches)");
+                println!(
+                    "(* = configured model; `engram model pull NAME` downloads, `engram model use NAME|DIR` switches)"
+                );
             }
         }
         ModelCommand::Pull { name, endpoint } => {
@@ -74,11 +95,15 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
                 let known: Vec<String> = ModelSpec::known().into_iter().map(|s| s.name).collect();
                 format!("unknown model {name:?}; known: {}", known.join(", "))
             })?;
-            let endpoint = endpoint.or_else(|| std::env::var("HF_ENDPOINT").ok()).filter(|e| !e.is_empty());
+            let endpoint = endpoint
+                .or_else(|| std::env::var("HF_ENDPOINT").ok())
+                .filter(|e| !e.is_empty());
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{msg:24} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                indicatif::ProgressStyle::with_template(
+                    "{msg:24} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             let path = engram_embed::pull(&spec, &dir, endpoint.as_deref(), &mut |ev| match ev {
                 PullEvent::FileStarted { file, total_bytes } => {
@@ -87,7 +112,9 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
                     bar.set_message(file);
                 }
                 PullEvent::FileProgress { done_bytes, .. } => bar.set_position(done_bytes),
-                PullEvent::FileFinished { .. } | PullEvent::AlreadyInstalled { .. } | PullEvent::Installed { .. } => {}
+                PullEvent::FileFinished { .. }
+                | PullEvent::AlreadyInstalled { .. }
+                | PullEvent::Installed { .. } => {}
             })?;
             bar.finish_and_clear();
             println!("{} installed at {}", spec.name, path.display());
@@ -95,7 +122,8 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
         ModelCommand::Use { name } => {
             // Check it loads before writing the configuration.
             let opts = EmbedOptions::default();
-            let e = CandleEmbedder::open(&dir, &name, opts).with_context(|| format!("cannot load model {name:?}"))?;
+            let e = CandleEmbedder::open(&dir, &name, opts)
+                .with_context(|| format!("cannot load model {name:?}"))?;
             set_config_key(&home.config_path(), "model", &name)?;
             let mut config = crate::load_config(&home)?;
             config.model = name.clone();
@@ -113,7 +141,10 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
             }
             bar.finish_and_clear();
             let s = store.embedding_status()?;
-            println!("using {name}: {} memories embedded, {} without a vector", s.embedded, s.missing);
+            println!(
+                "using {name}: {} memories embedded, {} without a vector",
+                s.embedded, s.missing
+            );
         }
     }
     Ok(())
@@ -122,7 +153,9 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
 /// Sets one top-level key in config.toml, keeping the others (comments are not kept).
 fn set_config_key(path: &std::path::Path, key: &str, value: &str) -> anyhow::Result<()> {
     let mut table: toml::Table = match std::fs::read_to_string(path) {
-        Ok(t) => t.parse().with_context(|| format!("{} does not parse; fix it first", path.display()))?,
+        Ok(t) => t
+            .parse()
+            .with_context(|| format!("{} does not parse; fix it first", path.display()))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };

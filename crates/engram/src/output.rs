@@ -195,7 +195,10 @@ pub fn stats(s: &Stats, lexical_reason: Option<&str>, as_json: bool) {
             .unwrap_or("?")
     );
     match (&s.embeddings.model, lexical_reason) {
-        (Some(m), _) => println!("model:    {m} ({} embedded, {} pending)", s.embeddings.embedded, s.embeddings.missing),
+        (Some(m), _) => println!(
+            "model:    {m} ({} embedded, {} pending)",
+            s.embeddings.embedded, s.embeddings.missing
+        ),
         (None, Some(r)) => println!("model:    none: {r}"),
         (None, None) => {}
     }

@@ -95,6 +95,7 @@ fn remember(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         session_id: a.session_id,
         metadata: a.metadata,
         related,
+        ..Default::default()
     })?;
     let mut v = json(&out);
     v["status"] = json!(match out.action {
