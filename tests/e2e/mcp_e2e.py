@@ -151,7 +151,10 @@ async def flow_compat_b(c, room):
     check(again["status"] == "duplicate_reinforced" and again["id"] == mid, again)
     hits = data(await call(c, "recall", {"query": "dark mode", "room": room, "mode": "fast", "limit": 5}))
     check(hits["hits"][0]["id"] == mid and abs(hits["hits"][0]["importance"] - 0.8) < 1e-9, hits)
-    data(await call(c, "reinforce", {"ids": [str(mid)], "strength": 2.0}))
+    r = data(await call(c, "reinforce", {"ids": [str(mid), "999999"], "strength": 2.0}))
+    check(r["reinforced"] == [mid] and r["unknown_ids"] == [999999], r)
+    check(data(await call(c, "forget", {"id": 999999}))["status"] == "not_found", "B answers unknown ids with a status")
+    check(hits["hits"][0]["type"] == "preference", hits["hits"][0])
     r = data(await call(c, "correct", {"id": str(mid), "corrected_content": "User likes light mode", "reason": "changed"}))
     check(r["status"] == "corrected", r)
     data(await call(c, "link", {"src": r["new_id"], "dst": mid}))
@@ -163,7 +166,7 @@ async def flow_compat_b(c, room):
 
 # Seed C's published tool contract: name -> required fields (the agent tools engram serves).
 C_REQUIRED = {
-    "mem_save": {"title", "content"},
+    "mem_save": {"title"},
     "mem_search": {"query"},
     "mem_context": set(),
     "mem_session_summary": {"content"},

@@ -36,6 +36,9 @@ pub struct Config {
     /// The embedding model: a known name (`all-MiniLM-L6-v2`, `multilingual-e5-small`), a
     /// folder, or `none` for lexical search only. `ENGRAM_MODEL` overrides it.
     pub model: String,
+    /// Bearer token for `engram serve --http` (`ENGRAM_HTTP_TOKEN`); required to bind
+    /// anything but loopback. Empty: none.
+    pub http_token: String,
     /// Threads for embedding (1 is fastest on two cores; 0 uses every core).
     pub embed_threads: usize,
     /// How candidate sources fuse into one relevance: `max`, `weighted` or `rrf`.
@@ -87,6 +90,7 @@ impl Default for Config {
             w_lexical: 0.6,
             w_session: 0.6,
             model: "all-MiniLM-L6-v2".to_string(),
+            http_token: String::new(),
             embed_threads: 1,
             fusion: Fusion::Weighted,
             candidate_k: 50,

@@ -548,8 +548,20 @@ impl Store {
         order: &str,
         limit: usize,
     ) -> Result<Vec<Memory>> {
+        self.active_where(kinds, rooms, "", order, limit)
+    }
+
+    /// Active memories of these kinds in these rooms, with an extra SQL condition.
+    fn active_where(
+        &self,
+        kinds: &[Kind],
+        rooms: &Option<Vec<String>>,
+        extra: &str,
+        order: &str,
+        limit: usize,
+    ) -> Result<Vec<Memory>> {
         let mut sql = format!(
-            "SELECT {} FROM memories m WHERE m.tier = 'active' AND m.kind IN ({})",
+            "SELECT {} FROM memories m WHERE m.tier = 'active'{extra} AND m.kind IN ({})",
             crate::store::MEMORY_COLUMNS
                 .split(", ")
                 .map(|c| format!("m.{c}"))
@@ -581,7 +593,7 @@ impl Store {
         let entries = self.active_of_kinds(
             &[Kind::Progress],
             rooms,
-            "m.created_at DESC, m.id DESC",
+            "m.updated_at DESC, m.id DESC",
             2000,
         )?;
         let mut seen = std::collections::HashSet::new();
@@ -605,7 +617,7 @@ impl Store {
                     status,
                     completion,
                     memory_id: m.id,
-                    updated_at: m.created_at,
+                    updated_at: m.updated_at,
                 });
             }
         }
@@ -664,14 +676,18 @@ impl Store {
         let rooms = scope.rooms();
         let all_kinds: Vec<Kind> = Kind::ALL.to_vec();
         let pinned: Vec<Memory> = {
-            let mut p =
-                self.active_of_kinds(&all_kinds, &rooms, "m.importance DESC, m.id DESC", 200)?;
-            p.retain(|m| m.pinned);
+            let mut p = self.active_where(
+                &all_kinds,
+                &rooms,
+                " AND m.pinned = 1",
+                "m.importance DESC, m.id DESC",
+                200,
+            )?;
             p.truncate(20);
             p
         };
         let last_handoff = self
-            .active_of_kinds(&[Kind::Handoff], &rooms, "m.created_at DESC, m.id DESC", 1)?
+            .active_of_kinds(&[Kind::Handoff], &rooms, "m.updated_at DESC, m.id DESC", 1)?
             .into_iter()
             .next();
         let handoff_view = match last_handoff {
@@ -680,11 +696,11 @@ impl Store {
                     .active_of_kinds(
                         &[Kind::Progress, Kind::Handoff, Kind::Bugfix],
                         &rooms,
-                        "m.created_at DESC",
+                        "m.updated_at DESC",
                         300,
                     )?
                     .into_iter()
-                    .filter(|m| m.created_at >= h.created_at && m.id != h.id)
+                    .filter(|m| m.updated_at >= h.updated_at && m.id != h.id)
                     .collect();
                 let steps: Vec<String> = h
                     .metadata
@@ -711,7 +727,7 @@ impl Store {
         let recent_failures: Vec<Memory> = self.active_of_kinds(
             &[Kind::Failure, Kind::Bugfix],
             &rooms,
-            "m.created_at DESC, m.id DESC",
+            "m.updated_at DESC, m.id DESC",
             10,
         )?;
         let strongest: Vec<Memory> = {

@@ -541,6 +541,9 @@ impl Store {
                 (lo.min(*c), hi.max(*c))
             });
         let span = (cmax - cmin).max(0.05);
+        // Min-max needs a spread to mean anything: with one cosine, or all alike, fall back
+        // to the model-calibrated cosine.
+        let spread = cosines.iter().flatten().count() >= 2 && cmax - cmin >= 0.05;
         let rrf_rank = |list: &[(MemoryId, f64)], id: MemoryId| list.iter().position(|c| c.0 == id);
         let mut out = Vec::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {
@@ -554,7 +557,12 @@ impl Store {
                     let rel = match self.config.fusion {
                         scoring::Fusion::Weighted => {
                             let wl = self.config.w_lexical;
-                            wl * lexical + (1.0 - wl) * ((c - cmin) / span).clamp(0.0, 1.0)
+                            let v = if spread {
+                                ((c - cmin) / span).clamp(0.0, 1.0)
+                            } else {
+                                calibrated
+                            };
+                            wl * lexical + (1.0 - wl) * v
                         }
                         scoring::Fusion::Max => lexical.max(calibrated),
                         scoring::Fusion::Rrf => {

@@ -30,9 +30,20 @@ pub fn resolve(
     if let Some(r) = explicit.filter(|r| !r.trim().is_empty()) {
         return Ok((room::normalize_room(r)?, RoomSource::Explicit));
     }
-    let Some(cwd) = cwd else {
+    // An empty directory is no directory; a relative one would be read against the
+    // process's own working directory, which is exactly what must never decide a room.
+    let Some(cwd) = cwd.filter(|c| !c.as_os_str().is_empty()) else {
         return Ok((COMMON.to_string(), RoomSource::Default));
     };
+    if !cwd.is_absolute() {
+        return Err(InputError::new(
+            "cwd",
+            format!(
+                "{:?} is relative; send the absolute path of your working directory",
+                cwd.display().to_string()
+            ),
+        ));
+    }
     let dir = cwd.to_string_lossy();
     if let Some(r) = room::room_for_path(
         &dir,
@@ -171,5 +182,13 @@ mod tests {
             ("mapped".into(), RoomSource::RoomPaths)
         );
         assert!(resolve(&c, Some("bad*room"), None).is_err());
+        assert_eq!(
+            resolve(&c, None, Some(Path::new(""))).unwrap(),
+            ("common".into(), RoomSource::Default)
+        );
+        assert_eq!(
+            resolve(&c, None, Some(Path::new("."))).unwrap_err().field,
+            "cwd"
+        );
     }
 }

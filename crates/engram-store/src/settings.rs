@@ -56,7 +56,6 @@ pub struct Loaded {
 /// `ENGRAM_*` variables that are not settings but are read elsewhere.
 pub const NON_SETTING_VARS: &[&str] = &[
     "ENGRAM_HOME",
-    "ENGRAM_HTTP_TOKEN",
     "ENGRAM_TEST_MODEL_DIR",
     "ENGRAM_TEST_PYTHON",
     "ENGRAM_LOG",

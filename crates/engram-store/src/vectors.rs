@@ -181,10 +181,26 @@ impl Store {
         if index.len() == 0 || query.len() != index.dim {
             return Ok(Vec::new());
         }
+        // With a room filter, score only that room's memories (one indexed query), so a
+        // small room in a large store neither misses its matches nor loads everything.
+        let allowed: Option<std::collections::HashSet<MemoryId>> = match &filter.rooms {
+            Some(rooms) => {
+                let sql = format!(
+                    "SELECT id FROM memories WHERE room IN ({}) AND tier != 'trash'",
+                    crate::store::placeholders(rooms.len())
+                );
+                let mut stmt = self.conn.prepare_cached(&sql)?;
+                let ids =
+                    stmt.query_map(rusqlite::params_from_iter(rooms), |r| r.get::<_, i64>(0))?;
+                Some(ids.collect::<rusqlite::Result<_>>()?)
+            }
+            None => None,
+        };
         let mut scored: Vec<(MemoryId, f32)> = index
             .ids
             .iter()
             .enumerate()
+            .filter(|(_, id)| allowed.as_ref().is_none_or(|a| a.contains(id)))
             .map(|(i, id)| {
                 (
                     *id,
@@ -192,6 +208,9 @@ impl Store {
                 )
             })
             .collect();
+        if scored.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut want = (k * 8).max(64);
         loop {
             let take = want.min(scored.len());
@@ -217,58 +236,75 @@ impl Store {
         }
     }
 
-    /// Memories outside the trash that lack a vector of the loaded model, oldest first,
-    /// with the text to embed.
-    pub fn missing_embeddings(&self, limit: usize) -> Result<Vec<(MemoryId, String)>> {
+    /// Memories outside the trash with an id above `after` that lack a vector of the
+    /// loaded model, in id order, with the text to embed. Walk with the last id returned.
+    pub fn missing_embeddings(
+        &self,
+        after: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, String)>> {
         let Some(e) = &self.embedder else {
             return Ok(Vec::new());
         };
         let mut stmt = self.conn.prepare_cached(
             "SELECT m.id, coalesce(m.title || char(10), '') || m.content FROM memories m
-             LEFT JOIN embeddings e ON e.memory_id = m.id AND e.model = ?1 AND e.dim = ?2
-             WHERE e.memory_id IS NULL AND m.tier != 'trash' ORDER BY m.id LIMIT ?3",
+             WHERE m.id > ?3 AND m.tier != 'trash'
+               AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.memory_id = m.id AND e.model = ?1 AND e.dim = ?2)
+             ORDER BY m.id LIMIT ?4",
         )?;
-        let rows = stmt.query_map(params![e.model_id(), e.dim() as i64, limit as i64], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+        let rows = stmt.query_map(
+            params![e.model_id(), e.dim() as i64, after, limit as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Stores vectors computed elsewhere (the background re-embedder), for `model`.
+    /// Stores vectors computed elsewhere (the background re-embedder) for `model`; vectors
+    /// whose length is not `dim` are skipped.
     pub fn put_embeddings(
         &mut self,
         model: &str,
+        dim: usize,
         vectors: &[(MemoryId, Vec<f32>)],
     ) -> Result<usize> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut n = 0;
-        for (id, v) in vectors {
+        for (id, v) in vectors.iter().filter(|(_, v)| v.len() == dim) {
             n += write_embedding(&tx, *id, model, v)?;
         }
         tx.commit()?;
         Ok(n)
     }
 
-    /// Embeds up to `limit` memories that lack a vector, in batches; returns how many.
+    /// Embeds every memory that lacks a vector of the loaded model, in batches of 32;
+    /// returns how many were written. One pass: a memory whose embedding fails is skipped.
     /// For the CLI and tests; a server does this in the background without holding the store.
-    pub fn embed_missing(&mut self, limit: usize) -> Result<usize> {
+    pub fn embed_missing(&mut self, mut progress: impl FnMut(usize)) -> Result<usize> {
         let Some(e) = self.embedder.clone() else {
             return Ok(0);
         };
-        let todo = self.missing_embeddings(limit)?;
+        let mut after = 0;
         let mut done = 0;
-        for chunk in todo.chunks(32) {
-            let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
-            let Ok(vecs) = e.embed_documents(&texts) else {
-                continue;
+        loop {
+            let todo = self.missing_embeddings(after, 256)?;
+            let Some(last) = todo.last().map(|t| t.0) else {
+                return Ok(done);
             };
-            let pairs: Vec<(MemoryId, Vec<f32>)> =
-                chunk.iter().map(|(id, _)| *id).zip(vecs).collect();
-            done += self.put_embeddings(e.model_id(), &pairs)?;
+            after = last;
+            for chunk in todo.chunks(32) {
+                let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
+                let Ok(vecs) = e.embed_documents(&texts) else {
+                    continue;
+                };
+                let pairs: Vec<(MemoryId, Vec<f32>)> =
+                    chunk.iter().map(|(id, _)| *id).zip(vecs).collect();
+                let n = self.put_embeddings(e.model_id(), e.dim(), &pairs)?;
+                done += n;
+                progress(n);
+            }
         }
-        Ok(done)
     }
 
     pub fn embedding_status(&self) -> Result<EmbeddingStatus> {

@@ -1090,3 +1090,165 @@ fn deep_walks_only_association_links_within_scope() {
         "no walking through the trash or into other rooms: {ids:?}"
     );
 }
+
+#[test]
+fn context_briefing_pins_handoff_steps_features_and_budget() {
+    use engram_store::hub::{ContextRequest, HandoffRequest, Origin, ProgressRequest};
+    let mut f = Fixture::new();
+    let origin = Origin {
+        room: Some("app".into()),
+        ..Default::default()
+    };
+    // A pinned memory of low importance among many stronger ones still leads the briefing.
+    for i in 0..210 {
+        f.remember_with(RememberRequest {
+            content: format!("important note {i}"),
+            importance: Some(0.9),
+            room: Some("app".into()),
+            ..Default::default()
+        });
+    }
+    let pinned = f.remember_with(RememberRequest {
+        content: "Always ask before deleting data".into(),
+        importance: Some(0.1),
+        pinned: true,
+        room: Some("app".into()),
+        ..Default::default()
+    });
+    f.store
+        .handoff(HandoffRequest {
+            summary: "Auth half done".into(),
+            next_steps: vec!["add password reset".into(), "write login tests".into()],
+            origin: origin.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+    f.advance(1000);
+    let progress = |status: &str, completion: f64| ProgressRequest {
+        feature: "password reset".into(),
+        status: status.into(),
+        completion: Some(completion),
+        origin: origin.clone(),
+        ..Default::default()
+    };
+    f.store
+        .track_progress(progress("in_progress", 50.0))
+        .unwrap();
+    f.advance(1000);
+    f.store.track_progress(progress("blocked", 50.0)).unwrap();
+    f.advance(1000);
+    // The same text again: reinforced, and it is the latest state once more.
+    f.store
+        .track_progress(progress("in_progress", 50.0))
+        .unwrap();
+    let b = f
+        .store
+        .context(&ContextRequest {
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(b.pinned.first().map(|p| p.id), Some(pinned));
+    assert_eq!(b.active_features.len(), 1);
+    assert_eq!(
+        b.active_features[0].status, "in_progress",
+        "{:?}",
+        b.active_features
+    );
+    let steps: Vec<(&str, &str)> = b
+        .last_handoff
+        .as_ref()
+        .unwrap()
+        .next_steps
+        .iter()
+        .map(|s| (s.step.as_str(), s.status))
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            ("add password reset", "mentioned"),
+            ("write login tests", "pending")
+        ]
+    );
+    f.store.track_progress(progress("done", 100.0)).unwrap();
+    let b = f
+        .store
+        .context(&ContextRequest {
+            room: Some("app".into()),
+            max_bytes: Some(300),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(b.last_handoff.unwrap().next_steps[0].status, "done");
+    assert!(b.active_features.is_empty());
+    assert!(b.bytes <= 300 && b.truncated);
+    let e = f
+        .store
+        .context(&ContextRequest {
+            max_bytes: Some(1 << 20),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.field(), Some("max_bytes"));
+}
+
+#[test]
+fn session_outcome_moves_the_importance_of_what_the_session_recalled() {
+    use engram_store::hub::{Origin, Outcome};
+    let mut f = Fixture::new();
+    let a = f.remember_with(RememberRequest {
+        content: "retry with exponential backoff".into(),
+        importance: Some(0.5),
+        room: Some("app".into()),
+        ..Default::default()
+    });
+    let mut r = RecallRequest::new("retry backoff");
+    r.room = Some("app".into());
+    r.session_id = Some("s1".into());
+    f.store.recall(&r).unwrap();
+    let origin = Origin {
+        room: Some("app".into()),
+        ..Default::default()
+    };
+    let out = f
+        .store
+        .session_outcome("s1", Outcome::Success, None, &origin)
+        .unwrap();
+    assert_eq!(out.adjusted.len(), 1);
+    assert!((f.store.get(&IdRef::Id(a)).unwrap().importance - 0.6).abs() < 1e-9);
+    assert_eq!(
+        f.store
+            .session_outcome("s1", Outcome::Failure, None, &origin)
+            .unwrap_err()
+            .field(),
+        Some("session_id"),
+        "once per session"
+    );
+    for s in ["s2", "s3"] {
+        r.session_id = Some(s.into());
+        f.store.recall(&r).unwrap();
+    }
+    f.store
+        .session_outcome("s2", Outcome::Failure, None, &origin)
+        .unwrap();
+    assert!(
+        (f.store.get(&IdRef::Id(a)).unwrap().importance - 0.55).abs() < 1e-9,
+        "first failure: -0.05"
+    );
+    let out = f
+        .store
+        .session_outcome(
+            "s3",
+            Outcome::Failure,
+            Some("the backoff hid a real outage"),
+            &origin,
+        )
+        .unwrap();
+    assert!(
+        (f.store.get(&IdRef::Id(a)).unwrap().importance - 0.45).abs() < 1e-9,
+        "second failed session: -0.10"
+    );
+    let lesson = f.store.get(&IdRef::Id(out.lesson_id.unwrap())).unwrap();
+    assert!(lesson.content.starts_with("Session failure lesson (s3)"));
+    assert_eq!(lesson.kind, Kind::Failure);
+}

@@ -129,7 +129,7 @@ fn memories_written_before_the_model_are_embedded_later_and_other_models_are_ign
     let a = remember(&mut s, "Deployments happen on Tuesdays", Kind::Fact);
     // A vector of another model and dimension is in the store too.
     s.set_embedder(Some(Arc::new(HashEmbedder::new(64))));
-    assert_eq!(s.embed_missing(100).unwrap(), 1);
+    assert_eq!(s.embed_missing(|_| {}).unwrap(), 1);
     s.set_embedder(Some(model()));
     assert_eq!(
         s.stats().unwrap().embeddings.missing,
@@ -141,7 +141,7 @@ fn memories_written_before_the_model_are_embedded_later_and_other_models_are_ign
         r.hits.iter().all(|h| h.cosine.is_none()),
         "no vector of this model yet, and no dimension error"
     );
-    assert_eq!(s.embed_missing(100).unwrap(), 1);
+    assert_eq!(s.embed_missing(|_| {}).unwrap(), 1);
     let r = recall(&mut s, "when do we ship releases");
     assert_eq!(r.hits[0].memory.id, a);
     assert!(r.hits[0].cosine.is_some());

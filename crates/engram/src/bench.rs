@@ -48,6 +48,7 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
         BenchCommand::Recall(a) => recall(a, as_json),
         BenchCommand::Locomo(a) => locomo(a, as_json),
         BenchCommand::McpStartup(a) => mcp_startup(a.runs, as_json),
+        BenchCommand::Embed(a) => embed(a, as_json),
     }
 }
 
@@ -99,8 +100,12 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         bail!("--memories and --queries must be at least 1");
     }
     let mode = Mode::parse(&a.mode)?;
+    apply_model_flag(&a.model);
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
     let mut store = Store::open(&dir.path().join("engram.db"), bench_config()?)?;
+    let model = if a.lexical { None } else { bench_model()? };
+    let model_id = model.as_ref().map(|m| m.model_id().to_string());
+    store.set_embedder(model);
     let mut rng = Rng(a.seed.max(1));
     let vocab = vocabulary(&mut rng, 5000);
     const COMMON: &[&str] = &[
@@ -171,10 +176,17 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
         "mean_hits": hits_total as f64 / a.queries as f64,
         "db_bytes": store.stats()?.db_bytes,
+        "model": model_id,
+        "peak_rss_mb": peak_rss_mb(),
     });
     if as_json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
+        println!(
+            "model: {} · peak RSS {:.0} MB",
+            model_id.as_deref().unwrap_or("none (lexical)"),
+            peak_rss_mb().unwrap_or(0.0)
+        );
         println!(
             "ingest: {} memories in {:.2} s = {:.0} memories/s",
             a.memories,
@@ -364,7 +376,7 @@ fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
         // Embed in batches after ingest (faster than one by one; recall sees the same vectors).
         if let Some(e) = &embedder {
             store.set_embedder(Some(e.clone()));
-            while store.embed_missing(256)? > 0 {}
+            store.embed_missing(|_| {})?;
         }
         for (qi, qa) in conv["qa"].as_array().into_iter().flatten().enumerate() {
             let cat = qa["category"].as_u64().unwrap_or(0);
@@ -491,6 +503,57 @@ fn mcp_startup(runs: usize, as_json: bool) -> anyhow::Result<()> {
             percentile(&lat, 0.5),
             percentile(&lat, 0.95),
             lat[0]
+        );
+    }
+    Ok(())
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in MB.
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Sentences per second of the configured model at batch 1 and batch 32.
+fn embed(a: crate::cli::BenchEmbedArgs, as_json: bool) -> anyhow::Result<()> {
+    apply_model_flag(&a.model);
+    let model = bench_model()?.context("no embedding model installed: run `engram model pull all-MiniLM-L6-v2` or pass --model DIR")?;
+    let mut rng = Rng(7);
+    let vocab = vocabulary(&mut rng, 3000);
+    let texts: Vec<String> = (0..a.sentences.max(1))
+        .map(|_| {
+            (0..14)
+                .map(|_| vocab[rng.below(vocab.len())].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let t = Instant::now();
+    for s in &refs {
+        model.embed_documents(&[s])?;
+    }
+    let one = refs.len() as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for chunk in refs.chunks(32) {
+        model.embed_documents(chunk)?;
+    }
+    let batch = refs.len() as f64 / t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    for s in refs.iter().take(50) {
+        model.embed_query(s)?;
+    }
+    let query_ms = t.elapsed().as_secs_f64() * 1000.0 / refs.len().min(50) as f64;
+    let v = json!({ "model": model.model_id(), "sentences": refs.len(), "batch1_per_s": one, "batch32_per_s": batch, "query_ms": query_ms, "peak_rss_mb": peak_rss_mb() });
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!(
+            "{}: batch 1 {one:.0} sentences/s · batch 32 {batch:.0} sentences/s · one query {query_ms:.1} ms · peak RSS {:.0} MB",
+            model.model_id(),
+            peak_rss_mb().unwrap_or(0.0)
         );
     }
     Ok(())

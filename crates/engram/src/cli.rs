@@ -183,6 +183,8 @@ pub enum BenchCommand {
     Locomo(BenchLocomoArgs),
     /// Time from spawning `engram mcp` to its `initialize` reply.
     McpStartup(BenchStartupArgs),
+    /// Embedding throughput of the configured model, batch 1 and batch 32.
+    Embed(BenchEmbedArgs),
 }
 
 #[derive(Args, Debug)]
@@ -202,6 +204,21 @@ pub struct BenchRecallArgs {
     pub mode: String,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Ignore the embedding model: lexical only.
+    #[arg(long)]
+    pub lexical: bool,
+    /// The embedding model (a name or a folder); default: the configured one.
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchEmbedArgs {
+    /// Sentences to embed per measurement.
+    #[arg(long, default_value_t = 256)]
+    pub sentences: usize,
+    #[arg(long)]
+    pub model: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -115,7 +115,8 @@ fn open_store_with_model() -> anyhow::Result<Store> {
 /// CLI is run by a person (or a hook) in their project, so its directory means something;
 /// the library never looks it up by itself.
 fn caller_dir(flag: Option<PathBuf>) -> Option<PathBuf> {
-    flag.or_else(|| std::env::current_dir().ok())
+    let dir = flag.or_else(|| std::env::current_dir().ok())?;
+    Some(std::path::absolute(&dir).unwrap_or(dir))
 }
 
 fn ids(raw: &[String]) -> anyhow::Result<Vec<IdRef>> {
@@ -156,6 +157,7 @@ fn run_server(
     if let Some(r) = &room {
         engram_core::room::normalize_room(r)?;
     }
+    let token = load_config(&home()?)?.http_token;
     let opener: mcp::Opener = std::sync::Arc::new(open_store);
     let shared = mcp::Shared::new(opener, &profile, room)?;
     // The model loads in the background: `initialize` and the first calls never wait for it.
@@ -182,9 +184,7 @@ fn run_server(
     rt.block_on(async move {
         match http {
             None => mcp::stdio::serve(shared).await,
-            Some(addr) => {
-                mcp::http::serve(shared, addr, std::env::var("ENGRAM_HTTP_TOKEN").ok()).await
-            }
+            Some(addr) => mcp::http::serve(shared, addr, Some(token)).await,
         }
     })
 }

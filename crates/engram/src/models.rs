@@ -132,13 +132,7 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
             let total = store.embedding_status()?.missing;
             let bar = indicatif::ProgressBar::new(total);
             bar.set_message("embedding memories");
-            loop {
-                let n = store.embed_missing(64)?;
-                bar.inc(n as u64);
-                if n == 0 {
-                    break;
-                }
-            }
+            store.embed_missing(|n| bar.inc(n as u64))?;
             bar.finish_and_clear();
             let s = store.embedding_status()?;
             println!(

@@ -76,6 +76,12 @@ fn scope_of(m: &Memory) -> &'static str {
     }
 }
 
+/// C's free-form `type` as an engram kind: a kind or a known alias, else `fact` (the type
+/// itself is kept in `metadata.c_type` and shown back).
+fn kind_of_type(t: &str) -> Kind {
+    Kind::parse(t).unwrap_or(Kind::Fact)
+}
+
 fn c_type(m: &Memory) -> String {
     m.metadata
         .get("c_type")
@@ -103,9 +109,9 @@ fn preview(s: &str, n: usize) -> String {
 pub struct SaveArgs {
     /// A short, searchable title.
     pub title: String,
-    /// What happened, why, where and what was learned.
-    #[serde(alias = "observation")]
-    pub content: String,
+    /// What happened, why, where and what was learned (the title alone is stored when absent).
+    #[serde(default, alias = "observation")]
+    pub content: Option<String>,
     /// decision, architecture, bugfix, pattern, config, discovery, learning, manual (default).
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
@@ -124,10 +130,14 @@ pub struct SaveArgs {
 fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SaveArgs = parse(args)?;
     let ctype = a.kind.clone().unwrap_or_else(|| "manual".into());
-    let kind = Kind::parse(&ctype)?;
+    let kind = kind_of_type(&ctype);
     let room = a.project.room(ctx)?;
     let out = ctx.store.remember(RememberRequest {
-        content: a.content.clone(),
+        content: a
+            .content
+            .clone()
+            .filter(|c| !c.trim().is_empty())
+            .unwrap_or_else(|| a.title.clone()),
         title: Some(a.title.clone()),
         kind: Some(kind),
         room,
@@ -148,7 +158,11 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     if a.topic_key.is_none() {
         text.push_str(&format!(
             "\nSuggested topic_key: {}",
-            engram_core::topic::suggest_topic_key(&ctype, &a.title, &a.content)
+            engram_core::topic::suggest_topic_key(
+                &ctype,
+                &a.title,
+                a.content.as_deref().unwrap_or("")
+            )
         ));
     }
     Ok(
@@ -167,7 +181,7 @@ pub struct SearchArgs {
     /// all (default: every word must match) or any.
     #[serde(default)]
     pub match_mode: Option<String>,
-    /// Default 10, at most 20.
+    /// Default 10; more than 20 is capped at 20.
     #[serde(default)]
     pub limit: Option<usize>,
     #[serde(flatten)]
@@ -186,25 +200,22 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             ));
         }
     };
-    let limit = a.limit.unwrap_or(10);
-    if !(1..=20).contains(&limit) {
-        return Err(ToolError::field(
-            "limit",
-            format!("is {limit}, it must be 1–20"),
-        ));
-    }
+    // C caps the limit at 20 (and treats 0 as the default).
+    let limit = match a.limit.unwrap_or(10) {
+        0 => 10,
+        n => n.min(20),
+    };
     let room = if a.all_projects.unwrap_or(false) {
         Some("*".to_string())
     } else {
         a.project.room(ctx)?
     };
-    let kinds = a
-        .kind
-        .as_deref()
-        .map(Kind::parse)
-        .transpose()?
-        .into_iter()
-        .collect();
+    // Every kind (session summaries are episodes, which plain recall leaves out), or the
+    // one asked for.
+    let kinds: Vec<Kind> = match a.kind.as_deref() {
+        Some(t) => vec![kind_of_type(t)],
+        None => Kind::ALL.to_vec(),
+    };
     let req = RecallRequest {
         limit: if all_words { 100 } else { limit },
         kinds,
@@ -463,7 +474,7 @@ pub struct UpdateArgs {
 
 fn mem_update(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: UpdateArgs = parse(args)?;
-    let kind = a.kind.as_deref().map(Kind::parse).transpose()?;
+    let kind = a.kind.as_deref().map(kind_of_type);
     let m = ctx.store.update(
         &id_ref(a.id)?,
         MemoryUpdate {

@@ -88,6 +88,7 @@ impl Shared {
     /// the model runs. Tool calls meanwhile are served (lexically for unembedded memories).
     pub fn install_embedder(&self, e: Arc<dyn engram_core::embed::Embedder>) {
         *self.embedder.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+        let mut after = 0;
         loop {
             let todo = {
                 let mut guard = self.lock_store();
@@ -102,7 +103,7 @@ impl Shared {
                 }
                 let store = guard.as_mut().expect("opened above");
                 store.set_embedder(Some(e.clone()));
-                match store.missing_embeddings(64) {
+                match store.missing_embeddings(after, 64) {
                     Ok(t) => t,
                     Err(err) => {
                         tracing::warn!("background embedding: {err}");
@@ -110,9 +111,11 @@ impl Shared {
                     }
                 }
             };
-            if todo.is_empty() {
+            let Some(last) = todo.last().map(|t| t.0) else {
                 return;
-            }
+            };
+            // Walk forward: a memory whose embedding fails is not retried in a loop.
+            after = last;
             let texts: Vec<&str> = todo.iter().map(|(_, t)| t.as_str()).collect();
             let vectors = match e.embed_documents(&texts) {
                 Ok(v) => v,
@@ -124,7 +127,7 @@ impl Shared {
             let pairs: Vec<(i64, Vec<f32>)> = todo.iter().map(|(id, _)| *id).zip(vectors).collect();
             let mut guard = self.lock_store();
             if let Some(store) = guard.as_mut()
-                && let Err(err) = store.put_embeddings(e.model_id(), &pairs)
+                && let Err(err) = store.put_embeddings(e.model_id(), e.dim(), &pairs)
             {
                 tracing::warn!("background embedding: {err}");
                 return;

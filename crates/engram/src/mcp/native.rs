@@ -151,6 +151,12 @@ fn recall(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     };
     let out = ctx.store.recall(&req)?;
     let mut v = json(&out);
+    // Seed B's hits name the kind `type`.
+    if let Some(hits) = v["hits"].as_array_mut() {
+        for h in hits {
+            h["type"] = h["kind"].clone();
+        }
+    }
     v["notice"] = json!(RECALL_NOTICE);
     Ok(v)
 }
@@ -168,16 +174,35 @@ pub struct ReinforceArgs {
 
 fn reinforce(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: ReinforceArgs = parse(args)?;
-    let ids = a
+    let mut ids = a
         .ids
         .iter()
         .map(|i| i.to_ref("ids"))
         .collect::<Result<Vec<_>, _>>()?;
+    // Seed B reinforces the ids it knows and lists the others; engram's own profile refuses
+    // the whole call instead, so that nothing is half done.
+    let mut unknown: Vec<Value> = Vec::new();
+    if ctx.b_scale {
+        let (known, missing): (Vec<_>, Vec<_>) = ids
+            .into_iter()
+            .partition(|r| ctx.store.resolve_id(r).is_ok());
+        unknown = missing
+            .iter()
+            .map(|r| match r {
+                engram_core::memory::IdRef::Id(i) => json!(i),
+                engram_core::memory::IdRef::Uid(u) => json!(u),
+            })
+            .collect();
+        ids = known;
+        if ids.is_empty() {
+            return Ok(json!({ "reinforced": [], "unknown_ids": unknown }));
+        }
+    }
     let out = ctx
         .store
         .reinforce(&ids, a.strength.unwrap_or(1.0), a.session_id.as_deref())?;
     let mut v = json(&out);
-    v["unknown_ids"] = json!([]);
+    v["unknown_ids"] = json!(unknown);
     Ok(v)
 }
 
@@ -197,13 +222,19 @@ pub struct CorrectArgs {
 fn correct(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: CorrectArgs = parse(args)?;
     let source = ctx.source(a.source);
-    let out = ctx.store.correct(
+    match ctx.store.correct(
         &a.id.to_ref("id")?,
         &a.content,
         &a.reason,
         source.as_deref(),
-    )?;
-    Ok(json(&out))
+    ) {
+        Ok(out) => Ok(json(&out)),
+        // Seed B answers an unknown id with a status, not an error.
+        Err(engram_store::Error::NotFound { .. }) if ctx.b_scale => {
+            Ok(json!({ "status": "not_found" }))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -214,7 +245,13 @@ pub struct IdArgs {
 
 fn forget(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: IdArgs = parse(args)?;
-    let out = ctx.store.forget(&a.id.to_ref("id")?)?;
+    let out = match ctx.store.forget(&a.id.to_ref("id")?) {
+        Ok(out) => out,
+        Err(engram_store::Error::NotFound { .. }) if ctx.b_scale => {
+            return Ok(json!({ "status": "not_found" }));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut v = json(&out);
     v["status"] = json!("forgotten");
     Ok(v)
