@@ -86,7 +86,7 @@ impl Default for Config {
             w_importance: w.importance,
             relevance_norm_floor: 0.10,
             bm25_scale: 10.0,
-            coverage_weight: 0.5,
+            coverage_weight: 0.7,
             w_lexical: 0.6,
             w_session: 0.6,
             model: "all-MiniLM-L6-v2".to_string(),
