@@ -182,6 +182,8 @@ C_REQUIRED = {
     "mem_delete": {"id"},
     "mem_stats": set(),
     "mem_timeline": {"observation_id"},
+    "mem_save_prompt": {"content"},
+    "mem_list_projects": set(),
 }
 
 
@@ -214,13 +216,17 @@ async def flow_compat_c(c, room):
     check(r["pinned"] is True, r)
     r = data(await call(c, "mem_context", {"project": room}))
     check("Use SQLite" in r["result"] or "SQLite" in r["result"], r)
-    data(await call(c, "mem_session_start", {"id": "s-1", "project": room}))
-    data(await call(c, "mem_session_summary", {"content": "Goal: storage. Done: SQLite.", "session_id": "s-1", "project": room}))
-    data(await call(c, "mem_session_end", {"id": "s-1", "summary": "ok"}))
+    data(await call(c, "mem_session_start", {"id": f"s-{room}", "project": room}))
+    data(await call(c, "mem_session_summary", {"content": "Goal: storage. Done: SQLite.", "session_id": f"s-{room}", "project": room}))
+    data(await call(c, "mem_session_end", {"id": f"s-{room}", "summary": "ok"}))
     r = data(await call(c, "mem_delete", {"id": mid}))
     check(r["result"] == f"Memory #{mid} soft-deleted", r)
     e = await call(c, "mem_get_observation", {"id": "abc"}, expect_error=True)
     check("id" in text(e), text(e))
+    r = data(await call(c, "mem_save_prompt", {"content": "please make storage local", "session_id": f"s-{room}", "project": room}))
+    check(r["result"].startswith('Prompt saved: "please make storage local"'), r)
+    r = data(await call(c, "mem_list_projects", {}))
+    check(any(p["name"] == room and p["prompt_count"] == 1 and p["session_count"] == 1 for p in r["projects"]), r)
     r = data(await call(c, "mem_current_project", {}))
     check("project" in r and "available_projects" in r, r)
 

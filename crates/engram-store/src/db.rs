@@ -95,6 +95,17 @@ CREATE TABLE embeddings (
 );
 CREATE INDEX embeddings_model ON embeddings (model);
 "#,
+    // 4: the prompts a session saw (seed C's user_prompts).
+    r#"
+CREATE TABLE prompts (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT,
+    room       TEXT NOT NULL,
+    content    TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX prompts_session ON prompts (session_id, id);
+"#,
 ];
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.

@@ -961,3 +961,56 @@ impl Store {
         Ok(sum / pool.len() as f64)
     }
 }
+
+/// A room and how much it holds, for seed C's `mem_list_projects`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoomInfo {
+    pub name: String,
+    pub memories: u64,
+    pub sessions: u64,
+    pub prompts: u64,
+}
+
+impl Store {
+    /// Records a prompt the user sent in a session (seed C's `mem_save_prompt`).
+    pub fn save_prompt(
+        &mut self,
+        content: &str,
+        session_id: Option<&str>,
+        origin: &Origin,
+    ) -> Result<i64> {
+        limits::check_content("content", content)?;
+        if let Some(s) = session_id {
+            limits::check_name("session_id", s)?;
+        }
+        let (room, _) =
+            crate::rooms::resolve(&self.config, origin.room.as_deref(), origin.cwd.as_deref())?;
+        let now = self.now();
+        self.conn.execute(
+            "INSERT INTO prompts (session_id, room, content, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![session_id, room, content, now],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Every room with its counts of memories (outside the trash), sessions and prompts.
+    pub fn rooms(&self) -> Result<Vec<RoomInfo>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT r.room,
+                    (SELECT count(*) FROM memories m WHERE m.room = r.room AND m.tier != 'trash'),
+                    (SELECT count(*) FROM sessions s WHERE s.room = r.room),
+                    (SELECT count(*) FROM prompts p WHERE p.room = r.room)
+             FROM (SELECT room FROM memories UNION SELECT room FROM sessions UNION SELECT room FROM prompts) r
+             ORDER BY r.room",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(RoomInfo {
+                name: r.get(0)?,
+                memories: r.get::<_, i64>(1)? as u64,
+                sessions: r.get::<_, i64>(2)? as u64,
+                prompts: r.get::<_, i64>(3)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}

@@ -31,6 +31,8 @@ pub const PROFILE: &[&str] = &[
     "mem_delete",
     "mem_stats",
     "mem_timeline",
+    "mem_save_prompt",
+    "mem_list_projects",
 ];
 
 /// C's project and scope, and the caller's directory.
@@ -630,6 +632,45 @@ fn mem_timeline(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     )
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SavePromptArgs {
+    /// The user's prompt, as sent.
+    pub content: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_save_prompt(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SavePromptArgs = parse(args)?;
+    let room = a.project.room(ctx)?;
+    let origin = Origin {
+        room,
+        cwd: a.project.cwd.clone(),
+        session_id: None,
+        source: ctx.source(None),
+    };
+    let id = ctx
+        .store
+        .save_prompt(&a.content, a.session_id.as_deref(), &origin)?;
+    let head: String = a.content.chars().take(80).collect();
+    Ok(json!({ "result": format!("Prompt saved: {head:?}"), "id": id }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+fn mem_list_projects(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let _: NoArgs = parse(args)?;
+    let rooms = ctx.store.rooms()?;
+    let projects: Vec<Value> = rooms
+        .iter()
+        .map(|r| json!({ "name": r.name, "observation_count": r.memories, "session_count": r.sessions, "prompt_count": r.prompts }))
+        .collect();
+    Ok(json!({ "count": projects.len(), "projects": projects }))
+}
+
 pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
@@ -755,6 +796,22 @@ pub fn tools() -> Vec<ToolSpec> {
             hints: READ,
             schema: schema_of::<StatsArgs>,
             call: mem_stats,
+        },
+        ToolSpec {
+            name: "mem_save_prompt",
+            title: "Save prompt",
+            description: "Record the user's prompt in the session, so later sessions can see what was asked.",
+            hints: WRITE,
+            schema: schema_of::<SavePromptArgs>,
+            call: mem_save_prompt,
+        },
+        ToolSpec {
+            name: "mem_list_projects",
+            title: "List projects",
+            description: "Every project (room) with its counts of memories, sessions and prompts.",
+            hints: READ,
+            schema: schema_of::<NoArgs>,
+            call: mem_list_projects,
         },
         ToolSpec {
             name: "mem_timeline",
