@@ -292,12 +292,20 @@ pub fn select(spec: &str) -> Result<Vec<&'static str>, String> {
             "all" => push(&native),
             "compat-a" => push(super::compat_a::PROFILE),
             "compat-b" => push(COMPAT_B),
-            "compat-c" | "agent" => push(super::compat_c::PROFILE),
+            "compat-c" => push(super::compat_c::PROFILE),
+            // Seed C's `--tools=agent`: its agent tools without the admin ones.
+            "agent" => push(
+                &super::compat_c::PROFILE
+                    .iter()
+                    .copied()
+                    .filter(|t| !matches!(*t, "mem_delete" | "mem_stats" | "mem_timeline"))
+                    .collect::<Vec<_>>(),
+            ),
             name => match reg.iter().find(|t| t.name == name) {
                 Some(t) => push(&[t.name]),
                 None => {
                     return Err(format!(
-                        "unknown tool or profile {name:?}; profiles: core, engineering, admin, all, compat-a, compat-b, compat-c"
+                        "unknown tool or profile {name:?}; profiles: core, engineering, admin, all, compat-a, compat-b, compat-c, agent"
                     ));
                 }
             },
