@@ -323,12 +323,7 @@ impl Store {
         rooms: &Option<Vec<String>>,
         qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
-        let filter = Filter {
-            tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
-            kinds: kinds.clone(),
-            exclude_kinds: vec![],
-            rooms: rooms.clone(),
-        };
+        let filter = Filter::outside_trash(kinds, rooms);
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
         let mut direct = self.rank(
@@ -402,12 +397,7 @@ impl Store {
         rooms: &Option<Vec<String>>,
         qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
-        let filter = Filter {
-            tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
-            kinds: kinds.clone(),
-            exclude_kinds: vec![],
-            rooms: rooms.clone(),
-        };
+        let filter = Filter::outside_trash(kinds, rooms);
         let plan = engram_core::text::plan_query(&req.query);
         let partial: Vec<String> = engram_core::text::split(&req.query)
             .words

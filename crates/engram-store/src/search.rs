@@ -30,6 +30,16 @@ pub(crate) struct Filter {
 }
 
 impl Filter {
+    /// Every tier but the trash (deep and exhaustive recall), any kind unless named.
+    pub fn outside_trash(kinds: &Option<Vec<Kind>>, rooms: &Option<Vec<String>>) -> Filter {
+        Filter {
+            tiers: vec![Tier::Active, Tier::Archived, Tier::Superseded],
+            kinds: kinds.clone(),
+            exclude_kinds: vec![],
+            rooms: rooms.clone(),
+        }
+    }
+
     /// `AND …` conditions on the memories alias `m`, and their parameters.
     fn sql(&self) -> (String, Vec<Value>) {
         let mut sql = String::new();
