@@ -520,15 +520,20 @@ fn peak_rss_mb() -> Option<f64> {
 fn embed(a: crate::cli::BenchEmbedArgs, as_json: bool) -> anyhow::Result<()> {
     apply_model_flag(&a.model);
     let model = bench_model()?.context("no embedding model installed: run `engram model pull all-MiniLM-L6-v2` or pass --model DIR")?;
-    let mut rng = Rng(7);
-    let vocab = vocabulary(&mut rng, 3000);
+    // Ordinary English sentences of about fourteen words, like the memories agents write
+    // (the synthetic words of `bench recall` split into about four times more tokens).
+    const SENTENCES: &[&str] = &[
+        "We decided to keep the session store in SQLite because it runs everywhere",
+        "The user prefers short answers with code first and explanations after it",
+        "The deploy failed because the migration ran before the new schema existed",
+        "Always run the formatter and the linter before committing any change here",
+        "The flaky test was caused by a race between the writer and the reader",
+        "Staging uses a smaller database instance than production to save money",
+        "The API returns dates in UTC and the client converts them to local time",
+        "We moved the build cache to a shared volume to speed up the pipeline",
+    ];
     let texts: Vec<String> = (0..a.sentences.max(1))
-        .map(|_| {
-            (0..14)
-                .map(|_| vocab[rng.below(vocab.len())].as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .map(|i| format!("{} (note {i})", SENTENCES[i % SENTENCES.len()]))
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let t = Instant::now();
