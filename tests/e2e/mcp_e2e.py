@@ -274,16 +274,21 @@ def free_port():
     return port
 
 
+def wait_for_port(port):
+    """Until a server listens on the port (at most 10 s)."""
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
 async def over_http(profile, home):
     port = free_port()
     proc = subprocess.Popen([ENGRAM, "serve", "--http", f"127.0.0.1:{port}", "--tools", profile], env={"ENGRAM_HOME": home, "PATH": os.environ.get("PATH", "")}, stderr=subprocess.PIPE)
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_for_port(port)
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             await run_profile(client, profile, "http")
     finally:
@@ -321,12 +326,7 @@ async def http_with_token_refuses_requests_without_it(home):
     env = {"ENGRAM_HOME": home, "ENGRAM_HTTP_TOKEN": "s3cret"}
     proc = subprocess.Popen([ENGRAM, "serve", "--http", f"127.0.0.1:{port}"], env=env, stderr=subprocess.PIPE)
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_for_port(port)
         body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}
         hdrs = {"Accept": "application/json, text/event-stream"}
         r = httpx.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=hdrs)

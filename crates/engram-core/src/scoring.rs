@@ -39,9 +39,14 @@ pub fn normalize_relevances(values: &[f64], floor: f64) -> Vec<f64> {
     values.iter().map(|v| (v / denom).clamp(0.0, 1.0)).collect()
 }
 
-/// Lexical relevance from an FTS5 bm25 score (negative; lower is better): `1 − e^{bm25}`.
-pub fn bm25_relevance(bm25: f64) -> f64 {
-    if bm25 < 0.0 { 1.0 - bm25.exp() } else { 0.0 }
+/// Lexical relevance from an FTS5 bm25 score (negative; lower is better):
+/// `1 − e^{bm25 / scale}` (B used scale 1, which saturates near 1 in a large store).
+pub fn bm25_relevance(bm25: f64, scale: f64) -> f64 {
+    if bm25 < 0.0 {
+        1.0 - (bm25 / scale.max(1e-9)).exp()
+    } else {
+        0.0
+    }
 }
 
 /// Relevance for a substring match found without an index (LIKE fallback): B's pseudo-bm25
@@ -66,44 +71,6 @@ pub enum Fusion {
 
 /// One source's candidates: `(id, relevance in [0, 1])`, best first.
 pub type Candidates = Vec<(i64, f64)>;
-
-/// Fuses sources into `(id, relevance)`, best first. `weights` pairs with `sources`
-/// (used by [`Fusion::Weighted`]); `rrf_k` by [`Fusion::Rrf`].
-pub fn fuse(fusion: Fusion, sources: &[Candidates], weights: &[f64], rrf_k: f64) -> Candidates {
-    let mut acc: HashMap<i64, f64> = HashMap::new();
-    match fusion {
-        Fusion::Max => {
-            for src in sources {
-                for &(id, rel) in src {
-                    let e = acc.entry(id).or_insert(0.0);
-                    *e = e.max(rel);
-                }
-            }
-        }
-        Fusion::Weighted => {
-            let total: f64 = weights.iter().take(sources.len()).sum::<f64>().max(1e-9);
-            for (i, src) in sources.iter().enumerate() {
-                let w = weights.get(i).copied().unwrap_or(1.0) / total;
-                let rels: Vec<f64> = src.iter().map(|c| c.1).collect();
-                let norm = normalize_relevances(&rels, 1e-9);
-                for (&(id, _), n) in src.iter().zip(norm) {
-                    *acc.entry(id).or_insert(0.0) += w * n;
-                }
-            }
-        }
-        Fusion::Rrf => {
-            let best = sources.len() as f64 / (rrf_k + 1.0);
-            for src in sources {
-                for (rank, &(id, _)) in src.iter().enumerate() {
-                    *acc.entry(id).or_insert(0.0) += 1.0 / (rrf_k + rank as f64 + 1.0) / best;
-                }
-            }
-        }
-    }
-    let mut out: Candidates = acc.into_iter().collect();
-    sort_desc(&mut out);
-    out
-}
 
 /// Sorts `(id, score)` by score descending, ties by id ascending (older first), so ranking is deterministic.
 pub fn sort_desc(v: &mut [(i64, f64)]) {
@@ -214,25 +181,10 @@ mod tests {
 
     #[test]
     fn lexical_relevance_shapes() {
-        assert_eq!(bm25_relevance(0.0), 0.0);
-        assert!(bm25_relevance(-5.0) > bm25_relevance(-1.0));
+        assert_eq!(bm25_relevance(0.0, 1.0), 0.0);
+        assert!(bm25_relevance(-5.0, 10.0) > bm25_relevance(-1.0, 10.0));
         assert!(like_relevance(100, 1) > like_relevance(100, 50));
         assert!((like_relevance(100, 100) - 0.5).abs() < 1e-12);
-    }
-
-    #[test]
-    fn fusion_modes() {
-        let lex = vec![(1, 0.9), (2, 0.5)];
-        let vec_ = vec![(2, 0.8), (3, 0.7)];
-        let m = fuse(Fusion::Max, &[lex.clone(), vec_.clone()], &[], 60.0);
-        assert_eq!(m[0], (1, 0.9));
-        assert_eq!(m.iter().find(|c| c.0 == 2).unwrap().1, 0.8);
-        let r = fuse(Fusion::Rrf, &[lex.clone(), vec_.clone()], &[], 60.0);
-        assert_eq!(r[0].0, 2, "present in both lists");
-        assert!(r[0].1 <= 1.0);
-        let w = fuse(Fusion::Weighted, &[lex, vec_], &[0.5, 0.5], 60.0);
-        assert_eq!(w.len(), 3);
-        assert!(w.iter().all(|c| (0.0..=1.0).contains(&c.1)));
     }
 
     #[test]

@@ -667,12 +667,7 @@ impl Store {
             )
             .into());
         }
-        let scope = match req.room.as_deref().map(str::trim) {
-            Some(engram_core::room::ALL) => RoomScope::All,
-            explicit => RoomScope::Room(
-                crate::rooms::resolve(&self.config, explicit, req.cwd.as_deref())?.0,
-            ),
-        };
+        let scope = crate::rooms::scope(&self.config, req.room.as_deref(), req.cwd.as_deref())?;
         let rooms = scope.rooms();
         let all_kinds: Vec<Kind> = Kind::ALL.to_vec();
         let pinned: Vec<Memory> = {

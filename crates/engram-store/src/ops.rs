@@ -2,7 +2,7 @@
 //! restore, purge, link, pin, show, stats. Each runs in one `IMMEDIATE` transaction, checks
 //! its input before writing anything, and says what it did.
 
-use crate::store::{add_event, describe, index_text};
+use crate::store::{add_event, index_text, load_in, resolve_in};
 use crate::{Error, Result, Store, rooms};
 use engram_core::dynamics::{self, Trace};
 use engram_core::limits;
@@ -251,7 +251,7 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut related = Vec::with_capacity(req.related.len());
         for r in &req.related {
-            let id = resolve_in(&tx, r)?;
+            let id = resolve_in(&tx, r, "ids")?;
             if !related.contains(&id) {
                 related.push(id);
             }
@@ -401,7 +401,7 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut resolved: Vec<MemoryId> = Vec::new();
         for r in ids {
-            let id = resolve_in(&tx, r)?;
+            let id = resolve_in(&tx, r, "ids")?;
             if !resolved.contains(&id) {
                 resolved.push(id);
             }
@@ -982,45 +982,6 @@ impl Store {
             .query_row([id], |r| r.get(0))
             .optional()?)
     }
-}
-
-/// Loads a memory inside a transaction; unknown ids are reported against `field`.
-fn load_in(conn: &rusqlite::Connection, r: &IdRef, field: &'static str) -> Result<Memory> {
-    let sql = match r {
-        IdRef::Id(_) => format!(
-            "SELECT {} FROM memories WHERE id = ?1",
-            crate::store::MEMORY_COLUMNS
-        ),
-        IdRef::Uid(_) => format!(
-            "SELECT {} FROM memories WHERE uid = ?1",
-            crate::store::MEMORY_COLUMNS
-        ),
-    };
-    let found = match r {
-        IdRef::Id(id) => conn
-            .query_row(&sql, [id], crate::store::row_to_memory)
-            .optional()?,
-        IdRef::Uid(uid) => conn
-            .query_row(&sql, [uid], crate::store::row_to_memory)
-            .optional()?,
-    };
-    found.ok_or_else(|| Error::not_found(field, describe(r)))
-}
-
-fn resolve_in(conn: &rusqlite::Connection, r: &IdRef) -> Result<MemoryId> {
-    let found: Option<i64> = match r {
-        IdRef::Id(id) => conn
-            .query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| {
-                row.get(0)
-            })
-            .optional()?,
-        IdRef::Uid(uid) => conn
-            .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| {
-                row.get(0)
-            })
-            .optional()?,
-    };
-    found.ok_or_else(|| Error::not_found("ids", describe(r)))
 }
 
 #[derive(Clone, Copy)]

@@ -16,7 +16,6 @@ use crate::store::add_event;
 use crate::{Result, Store};
 use engram_core::dynamics;
 use engram_core::limits;
-use engram_core::room::RoomScope;
 use engram_core::scoring::{self, Edge};
 use engram_core::{EventKind, InputError, Kind, Memory, MemoryId, Tier};
 use rusqlite::TransactionBehavior;
@@ -167,12 +166,7 @@ impl Store {
         if let Some(s) = &req.session_id {
             limits::check_name("session_id", s)?;
         }
-        let scope = match req.room.as_deref().map(str::trim) {
-            Some(engram_core::room::ALL) => RoomScope::All,
-            explicit => RoomScope::Room(
-                crate::rooms::resolve(&self.config, explicit, req.cwd.as_deref())?.0,
-            ),
-        };
+        let scope = crate::rooms::scope(&self.config, req.room.as_deref(), req.cwd.as_deref())?;
         let rooms = scope.rooms();
         let kinds = (!req.kinds.is_empty()).then(|| req.kinds.clone());
 
@@ -498,14 +492,12 @@ impl Store {
         let mut ids: Vec<MemoryId> = lex.iter().map(|c| c.0).collect();
         let seen: HashSet<MemoryId> = ids.iter().copied().collect();
         ids.extend(vec.iter().map(|c| c.0).filter(|id| !seen.contains(id)));
-        let lex_map: HashMap<MemoryId, f64> = lex.iter().copied().collect();
+        let lex_norm = scoring::normalize_relevances(
+            &lex.iter().map(|c| c.1).collect::<Vec<_>>(),
+            self.config.relevance_norm_floor,
+        );
+        let lex_map: HashMap<MemoryId, f64> = lex.iter().map(|c| c.0).zip(lex_norm).collect();
         let coverage = self.coverage(plan, &ids, false)?;
-        let best_lex = lex
-            .iter()
-            .map(|c| c.1)
-            .fold(0.0, f64::max)
-            .max(self.config.relevance_norm_floor)
-            .max(1e-9);
         let cw = self.config.coverage_weight;
         // How much of the query the lexical channel found at best: when even its best match
         // holds a quarter of the query's words, its candidates should not outweigh meaning.
@@ -539,8 +531,7 @@ impl Store {
         for (i, id) in ids.iter().enumerate() {
             let cov = coverage.get(id).copied().unwrap_or(0.0);
             let lexical = lexical_confidence
-                * ((1.0 - cw) * (lex_map.get(id).copied().unwrap_or(0.0) / best_lex).min(1.0)
-                    + cw * cov);
+                * ((1.0 - cw) * lex_map.get(id).copied().unwrap_or(0.0) + cw * cov);
             let (relevance, absolute) = match (cosines[i], cal) {
                 (Some(c), Some(cal)) => {
                     let calibrated = cal.scale(c as f32);

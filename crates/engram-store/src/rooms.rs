@@ -62,6 +62,19 @@ pub fn resolve(
     Ok((COMMON.to_string(), RoomSource::Default))
 }
 
+/// The rooms a read searches: every room for `*`, else the resolved room (plus `common`,
+/// see [`RoomScope::rooms`]).
+pub fn scope(
+    config: &Config,
+    explicit: Option<&str>,
+    cwd: Option<&Path>,
+) -> Result<room::RoomScope, InputError> {
+    match explicit.map(str::trim) {
+        Some(room::ALL) => Ok(room::RoomScope::All),
+        explicit => Ok(room::RoomScope::Room(resolve(config, explicit, cwd)?.0)),
+    }
+}
+
 /// Walks up from `dir` (at most 64 levels) looking for a project marker.
 fn detect_project(dir: &Path) -> Option<(String, RoomSource)> {
     for d in dir.ancestors().take(64) {

@@ -215,12 +215,7 @@ impl Store {
         let mut out = HashMap::new();
         for row in rows {
             let (id, bm25) = row?;
-            let rel = if bm25 < 0.0 {
-                1.0 - (bm25 / scale).exp()
-            } else {
-                0.0
-            };
-            out.insert(id, rel);
+            out.insert(id, engram_core::scoring::bm25_relevance(bm25, scale));
         }
         Ok(out)
     }

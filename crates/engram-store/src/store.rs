@@ -69,33 +69,12 @@ impl Store {
 
     /// Resolves an id reference to an existing memory's id (any tier).
     pub fn resolve_id(&self, r: &IdRef) -> Result<MemoryId> {
-        let found: Option<i64> = match r {
-            IdRef::Id(id) => self
-                .conn
-                .query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| {
-                    row.get(0)
-                })
-                .optional()?,
-            IdRef::Uid(uid) => self
-                .conn
-                .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| {
-                    row.get(0)
-                })
-                .optional()?,
-        };
-        found.ok_or_else(|| Error::not_found("id", describe(r)))
+        resolve_in(&self.conn, r, "id")
     }
 
     /// Loads a memory by reference.
     pub fn get(&self, r: &IdRef) -> Result<Memory> {
-        let id = self.resolve_id(r)?;
-        self.load(id)?
-            .ok_or_else(|| Error::not_found("id", describe(r)))
-    }
-
-    pub(crate) fn load(&self, id: MemoryId) -> Result<Option<Memory>> {
-        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1");
-        Ok(self.conn.query_row(&sql, [id], row_to_memory).optional()?)
+        load_in(&self.conn, r, "id")
     }
 
     pub(crate) fn load_many(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
@@ -115,7 +94,38 @@ impl Store {
     }
 }
 
-pub(crate) fn describe(r: &IdRef) -> String {
+/// The id of a memory by reference, on any connection or transaction; an unknown id is
+/// reported against `field`.
+pub(crate) fn resolve_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<MemoryId> {
+    let found: Option<i64> = match r {
+        IdRef::Id(id) => conn
+            .query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| {
+                row.get(0)
+            })
+            .optional()?,
+        IdRef::Uid(uid) => conn
+            .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| {
+                row.get(0)
+            })
+            .optional()?,
+    };
+    found.ok_or_else(|| Error::not_found(field, describe(r)))
+}
+
+/// Loads a memory inside a transaction; unknown ids are reported against `field`.
+pub(crate) fn load_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<Memory> {
+    let sql = match r {
+        IdRef::Id(_) => format!("SELECT {} FROM memories WHERE id = ?1", MEMORY_COLUMNS),
+        IdRef::Uid(_) => format!("SELECT {} FROM memories WHERE uid = ?1", MEMORY_COLUMNS),
+    };
+    let found = match r {
+        IdRef::Id(id) => conn.query_row(&sql, [id], row_to_memory).optional()?,
+        IdRef::Uid(uid) => conn.query_row(&sql, [uid], row_to_memory).optional()?,
+    };
+    found.ok_or_else(|| Error::not_found(field, describe(r)))
+}
+
+fn describe(r: &IdRef) -> String {
     match r {
         IdRef::Id(id) => format!("#{id}"),
         IdRef::Uid(uid) => uid.clone(),

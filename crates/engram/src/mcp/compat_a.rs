@@ -205,14 +205,8 @@ fn memory_stats(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         a.place.room.clone().or(user_room(a.user_id.clone())),
         &a.place.cwd,
     );
-    let scope = match room.as_deref() {
-        Some("*") => engram_core::room::RoomScope::All,
-        r => engram_core::room::RoomScope::Room(
-            engram_store::rooms::resolve(ctx.store.config(), r, a.place.cwd.as_deref())
-                .map_err(ToolError::from)?
-                .0,
-        ),
-    };
+    let scope =
+        engram_store::rooms::scope(ctx.store.config(), room.as_deref(), a.place.cwd.as_deref())?;
     let avg = ctx.store.average_activation(&scope)?;
     let full = stats_value(ctx, a)?;
     let mut categories = serde_json::Map::new();

@@ -327,6 +327,23 @@ fn context(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     Ok(v)
 }
 
+/// Where a hub write lands and who made it: `room`, else A's `user_id`, else `cwd`'s
+/// project (through [`Ctx::room`]), recorded with the calling client as source.
+fn origin(
+    ctx: &Ctx<'_>,
+    place: Place,
+    user_id: Option<String>,
+    session_id: Option<String>,
+) -> Origin {
+    let room = ctx.room(place.room.or(user_room(user_id)), &place.cwd);
+    Origin {
+        room,
+        cwd: place.cwd,
+        session_id,
+        source: ctx.source(None),
+    }
+}
+
 /// Seed A's `user_id` names a room; `default` means none.
 pub fn user_room(user_id: Option<String>) -> Option<String> {
     user_id.filter(|u| !u.trim().is_empty() && u != "default")
@@ -355,19 +372,14 @@ pub struct HandoffArgs {
 }
 
 pub fn do_handoff(ctx: &mut Ctx<'_>, a: HandoffArgs) -> ToolResult {
-    let room = ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd);
+    let origin = origin(ctx, a.place, a.user_id, a.session_id);
     let out = ctx.store.handoff(HandoffRequest {
         summary: a.summary,
         completed: a.completed,
         in_progress: a.in_progress,
         blocked: a.blocked,
         next_steps: a.next_steps,
-        origin: Origin {
-            room,
-            cwd: a.place.cwd,
-            session_id: a.session_id,
-            source: ctx.source(None),
-        },
+        origin,
     })?;
     let mut v = json(&out);
     v["result"] = json!(format!("Session handoff stored (id={})", out.id));
@@ -405,7 +417,7 @@ pub struct TrackFailureArgs {
 
 fn track_failure(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: TrackFailureArgs = parse(args)?;
-    let room = ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd);
+    let origin = origin(ctx, a.place, a.user_id, a.session_id);
     let out = ctx.store.track_failure(FailureRequest {
         error: a.error,
         component: a.component.clone(),
@@ -413,12 +425,7 @@ fn track_failure(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         severity: a.severity,
         fix: a.fix,
         related_tests: a.related_test_ids,
-        origin: Origin {
-            room,
-            cwd: a.place.cwd,
-            session_id: a.session_id,
-            source: ctx.source(None),
-        },
+        origin,
     })?;
     let mut v = json(&out);
     v["result"] = json!(format!(
@@ -454,7 +461,7 @@ pub struct TrackProgressArgs {
 
 fn track_progress(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: TrackProgressArgs = parse(args)?;
-    let room = ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd);
+    let origin = origin(ctx, a.place, a.user_id, a.session_id);
     let out = ctx.store.track_progress(ProgressRequest {
         feature: a.feature.clone(),
         status: a.status,
@@ -462,12 +469,7 @@ fn track_progress(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         blockers: a.blockers,
         quality: a.quality_score,
         notes: a.notes,
-        origin: Origin {
-            room,
-            cwd: a.place.cwd,
-            session_id: a.session_id,
-            source: ctx.source(None),
-        },
+        origin,
     })?;
     let mut v = json(&out);
     v["result"] = json!(format!("Tracked progress of {} (id={})", a.feature, out.id));
@@ -492,13 +494,7 @@ pub struct SessionOutcomeArgs {
 fn session_outcome(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SessionOutcomeArgs = parse(args)?;
     let outcome = Outcome::parse(&a.outcome)?;
-    let room = ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd);
-    let origin = Origin {
-        room,
-        cwd: a.place.cwd,
-        session_id: Some(a.session_id.clone()),
-        source: ctx.source(None),
-    };
+    let origin = origin(ctx, a.place, a.user_id, Some(a.session_id.clone()));
     Ok(json(&ctx.store.session_outcome(
         &a.session_id,
         outcome,
@@ -518,14 +514,8 @@ pub struct StatsArgs {
 pub fn stats_value(ctx: &mut Ctx<'_>, a: StatsArgs) -> ToolResult {
     let s = ctx.store.stats()?;
     let room = ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd);
-    let scope = match room.as_deref() {
-        Some("*") => engram_core::room::RoomScope::All,
-        r => engram_core::room::RoomScope::Room(
-            engram_store::rooms::resolve(ctx.store.config(), r, a.place.cwd.as_deref())
-                .map_err(ToolError::from)?
-                .0,
-        ),
-    };
+    let scope =
+        engram_store::rooms::scope(ctx.store.config(), room.as_deref(), a.place.cwd.as_deref())?;
     let eng = ctx.store.engineering_stats(&scope)?;
     let mut v = json(&s);
     v["by_type"] = v["by_kind"].clone();
