@@ -106,6 +106,71 @@ CREATE TABLE prompts (
 );
 CREATE INDEX prompts_session ON prompts (session_id, id);
 "#,
+    // 5: write-path resolution and everything that watches memories change.
+    // - revisions: the text a memory had before a topic upsert, merge, update or correction.
+    // - judgments: C's relation verdicts between two memories (pending until judged).
+    // - maintenance_runs: what each `maintain` run did or would do.
+    // - review_after: C's review date by kind.
+    // - changes: every insert, update and delete of a memory or link, written by triggers so
+    //   no write path can forget it; the vault and other followers drain it by `seq`.
+    r#"
+CREATE TABLE revisions (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id  INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    content    TEXT NOT NULL,
+    title      TEXT,
+    kind       TEXT NOT NULL,
+    importance REAL NOT NULL,
+    tags       TEXT NOT NULL DEFAULT '[]',
+    reason     TEXT NOT NULL,
+    at         INTEGER NOT NULL,
+    session_id TEXT
+);
+CREATE INDEX revisions_memory ON revisions (memory_id, id);
+CREATE TABLE judgments (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid        TEXT NOT NULL UNIQUE,
+    src        INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    dst        INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    relation   TEXT,
+    status     TEXT NOT NULL DEFAULT 'pending',
+    score      REAL,
+    reason     TEXT,
+    evidence   TEXT,
+    confidence REAL,
+    actor      TEXT,
+    actor_kind TEXT,
+    model      TEXT,
+    session_id TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (src, dst)
+);
+CREATE INDEX judgments_dst ON judgments (dst);
+CREATE TABLE maintenance_runs (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER NOT NULL,
+    dry_run     INTEGER NOT NULL,
+    report      TEXT NOT NULL
+);
+ALTER TABLE memories ADD COLUMN review_after INTEGER;
+CREATE TABLE changes (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id INTEGER NOT NULL,
+    uid       TEXT
+);
+CREATE TRIGGER memories_ins_change AFTER INSERT ON memories
+BEGIN INSERT INTO changes (memory_id, uid) VALUES (new.id, new.uid); END;
+CREATE TRIGGER memories_upd_change AFTER UPDATE ON memories
+BEGIN INSERT INTO changes (memory_id, uid) VALUES (new.id, new.uid); END;
+CREATE TRIGGER memories_del_change AFTER DELETE ON memories
+BEGIN INSERT INTO changes (memory_id, uid) VALUES (old.id, old.uid); END;
+CREATE TRIGGER links_ins_change AFTER INSERT ON links
+BEGIN INSERT INTO changes (memory_id) VALUES (new.src); END;
+CREATE TRIGGER links_del_change AFTER DELETE ON links
+BEGIN INSERT INTO changes (memory_id) VALUES (old.src); END;
+"#,
 ];
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.
