@@ -38,6 +38,8 @@ pub trait Embedder: Send + Sync {
 pub struct Calibration {
     pub unrelated: f32,
     pub paraphrase: f32,
+    /// Where the same statement reworded slightly lands (the reinforce band).
+    pub duplicate: f32,
 }
 
 impl Calibration {
@@ -57,16 +59,19 @@ pub fn calibration(model_id: &str) -> Calibration {
         Calibration {
             unrelated: 0.76,
             paraphrase: 0.92,
+            duplicate: 0.97,
         }
     } else if id.contains("hash-ngram") {
         Calibration {
             unrelated: 0.2,
             paraphrase: 0.8,
+            duplicate: 0.95,
         }
     } else {
         Calibration {
             unrelated: 0.15,
             paraphrase: 0.6,
+            duplicate: 0.9,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! and lets every surface (CLI, MCP, hooks) share them through the store crate.
 
 pub mod config;
+pub mod contradiction;
 pub mod dynamics;
 pub mod embed;
 pub mod error;
@@ -14,6 +15,8 @@ pub mod importance;
 pub mod kind;
 pub mod limits;
 pub mod memory;
+pub mod redact;
+pub mod resolve;
 pub mod room;
 pub mod scoring;
 pub mod text;

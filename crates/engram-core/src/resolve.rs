@@ -1,0 +1,275 @@
+//! What `remember` does with a text that resembles memories already in the room.
+//!
+//! DESIGN.md's order, after exact duplicates and topic keys (handled by the store):
+//! the nearest active memories decide. A contradiction with one that is about the same
+//! thing → SUPERSEDE it (the latest truth wins; the old one stays, marked no longer valid).
+//! Otherwise, very close → REINFORCE; close and adding information → MERGE (the prior
+//! text kept as a revision); anything else → NEW, with close-ish neighbours offered to the
+//! agent as conflict candidates to judge.
+//!
+//! Closeness is measured twice: word overlap (always available, and the only measure that
+//! works for Japanese and Chinese under an English model) and, when a model is loaded,
+//! cosine on the model's own scale ([`crate::embed::Calibration`]). Either measure
+//! reaching a band is enough.
+
+use crate::contradiction::{self, Conflict};
+use crate::embed::Calibration;
+use crate::text;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// How close two memories are.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Similarity {
+    /// Jaccard overlap of content words (stemmed) and CJK character pairs, 0–1.
+    pub lexical: f64,
+    /// Cosine between the two vectors, when both exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f64>,
+}
+
+/// The lower edge of each band, per measure. Cosine edges are in calibrated units
+/// ([`calibrated`]): 0 = the model's unrelated level, 1 = paraphrase, 2 = duplicate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bands {
+    pub lexical_reinforce: f64,
+    pub lexical_merge: f64,
+    pub lexical_related: f64,
+    pub cosine_reinforce: f64,
+    pub cosine_merge: f64,
+    pub cosine_related: f64,
+}
+
+impl Default for Bands {
+    fn default() -> Self {
+        Bands {
+            lexical_reinforce: 0.85,
+            lexical_merge: 0.6,
+            lexical_related: 0.3,
+            cosine_reinforce: 2.0,
+            cosine_merge: 1.5,
+            cosine_related: 0.6,
+        }
+    }
+}
+
+/// A cosine on the model's scale: 0 at its unrelated level, 1 at paraphrase, 2 at
+/// duplicate, linear in between and clamped to [0, 2]. Seed A's thresholds (0.85 / 0.65 /
+/// 0.40 / 0.70) were set for mpnet's cosines; on this scale they carry over to any model.
+pub fn calibrated(cos: f64, cal: &Calibration) -> f64 {
+    let (u, p, d) = (
+        f64::from(cal.unrelated),
+        f64::from(cal.paraphrase),
+        f64::from(cal.duplicate),
+    );
+    if cos <= p {
+        ((cos - u) / (p - u).max(1e-3)).clamp(0.0, 1.0)
+    } else {
+        (1.0 + (cos - p) / (d - p).max(1e-3)).clamp(1.0, 2.0)
+    }
+}
+
+/// The terms lexical similarity compares: stemmed content words and CJK character pairs.
+pub fn terms(text_in: &str) -> BTreeSet<String> {
+    let t = text::split(text_in);
+    let mut out: BTreeSet<String> = t.words.iter().map(|w| contradiction::stem(w)).collect();
+    for run in &t.cjk_runs {
+        let cs: Vec<char> = run.chars().collect();
+        if cs.len() == 1 {
+            out.insert(run.clone());
+        }
+        for w in cs.windows(2) {
+            out.insert(w.iter().collect());
+        }
+    }
+    out
+}
+
+/// Jaccard overlap of two term sets.
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 0.0;
+    }
+    let inter = a.intersection(b).count();
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+/// What to do with the new text against one existing memory.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Decision {
+    /// The new text says what the memory says: strengthen it.
+    Reinforce,
+    /// The new text adds to the memory: its content becomes `text`.
+    Merge { text: String },
+    /// The new text replaces the memory.
+    Supersede { conflict: Conflict },
+    /// Related but neither: store anew and offer the memory as a candidate to judge.
+    Related,
+    /// Not about the same thing.
+    Unrelated,
+}
+
+/// Decides for one (existing, new) pair. `same_kind` gates reinforce and merge: a failure
+/// and a decision with similar words are still two memories. Supersession crosses kinds.
+pub fn decide(
+    existing: &str,
+    incoming: &str,
+    sim: Similarity,
+    bands: &Bands,
+    same_kind: bool,
+) -> Decision {
+    let cos = sim.cosine.unwrap_or(0.0);
+    let related = sim.lexical >= bands.lexical_related || cos >= bands.cosine_related;
+    if !related {
+        return Decision::Unrelated;
+    }
+    if let Some(conflict) = contradiction::detect(existing, incoming) {
+        return Decision::Supersede { conflict };
+    }
+    if !same_kind {
+        return Decision::Related;
+    }
+    let close = sim.lexical >= bands.lexical_reinforce || cos >= bands.cosine_reinforce;
+    let mergeable = sim.lexical >= bands.lexical_merge || cos >= bands.cosine_merge;
+    if close || mergeable {
+        return match merge_text(existing, incoming) {
+            Some(text) => Decision::Merge { text },
+            None => Decision::Reinforce,
+        };
+    }
+    Decision::Related
+}
+
+/// Words the incoming text has that the existing one lacks (seed A: fewer than three new
+/// words is nothing new).
+pub const MERGE_MIN_NEW_WORDS: usize = 3;
+
+/// The merged content, or `None` when the incoming text adds nothing worth keeping.
+/// A text containing the other wins whole; otherwise the new paragraph is appended.
+pub fn merge_text(existing: &str, incoming: &str) -> Option<String> {
+    let old = terms(existing);
+    let new = terms(incoming);
+    let added = new.difference(&old).count();
+    if added < MERGE_MIN_NEW_WORDS {
+        return None;
+    }
+    let (e, i) = (existing.trim(), incoming.trim());
+    if i.to_lowercase().contains(&e.to_lowercase()) || old.is_subset(&new) {
+        return Some(i.to_string());
+    }
+    Some(format!("{e}\n\n{i}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contradiction::ConflictKind;
+
+    fn sim(lexical: f64, cosine: Option<f64>) -> Similarity {
+        Similarity { lexical, cosine }
+    }
+
+    #[test]
+    fn calibrated_scale_has_three_anchor_points() {
+        let cal = Calibration {
+            unrelated: 0.2,
+            paraphrase: 0.6,
+            duplicate: 0.9,
+        };
+        assert_eq!(calibrated(0.1, &cal), 0.0);
+        assert!((calibrated(0.4, &cal) - 0.5).abs() < 1e-6);
+        assert!((calibrated(0.6, &cal) - 1.0).abs() < 1e-6);
+        assert!((calibrated(0.75, &cal) - 1.5).abs() < 1e-6);
+        assert_eq!(calibrated(0.99, &cal), 2.0);
+    }
+
+    #[test]
+    fn jaccard_uses_stems_and_cjk_pairs() {
+        let a = terms("We use PostgreSQL for the database");
+        let b = terms("We used PostgreSQL for databases");
+        assert_eq!(jaccard(&a, &b), 1.0);
+        let c = terms("データベースはSQLite");
+        let d = terms("データベースをPostgreSQL");
+        assert!(jaccard(&c, &d) > 0.4);
+        assert_eq!(jaccard(&terms(""), &terms("")), 0.0);
+    }
+
+    #[test]
+    fn each_action() {
+        let b = Bands::default();
+        // Reinforce: close, nothing new.
+        assert_eq!(
+            decide(
+                "The API uses JWT tokens.",
+                "The API uses JWT tokens!",
+                sim(1.0, None),
+                &b,
+                true
+            ),
+            Decision::Reinforce
+        );
+        // Merge: close, adds information; containing text wins whole.
+        assert_eq!(
+            decide(
+                "The API uses JWT tokens.",
+                "The API uses JWT tokens. They expire after fifteen minutes and refresh silently.",
+                sim(0.7, None),
+                &b,
+                true
+            ),
+            Decision::Merge {
+                text: "The API uses JWT tokens. They expire after fifteen minutes and refresh silently."
+                    .into()
+            }
+        );
+        match decide(
+            "Deploys run from the main branch.",
+            "Deploys run from the main branch after the nightly smoke tests pass green.",
+            sim(0.62, None),
+            &b,
+            true,
+        ) {
+            Decision::Merge { .. } => {}
+            other => panic!("{other:?}"),
+        }
+        // Supersede: contradiction within the related band, even across kinds.
+        match decide(
+            "The project database is PostgreSQL.",
+            "We switched from PostgreSQL to SQLite for the project database.",
+            sim(0.5, None),
+            &b,
+            false,
+        ) {
+            Decision::Supersede { conflict } => {
+                assert_eq!(conflict.kind, ConflictKind::ChangeOfState)
+            }
+            other => panic!("{other:?}"),
+        }
+        // Related: in the band, no contradiction, not close enough to merge.
+        assert_eq!(
+            decide(
+                "Deploys use Docker.",
+                "Docker images are built in CI.",
+                sim(0.35, None),
+                &b,
+                true
+            ),
+            Decision::Related
+        );
+        // Different kinds never merge.
+        assert_eq!(
+            decide("a b c", "a b c d e f", sim(0.9, None), &b, false),
+            Decision::Related
+        );
+        // Unrelated: below every band; a cosine alone can make it related.
+        assert_eq!(
+            decide("x", "y", sim(0.1, Some(0.2)), &b, true),
+            Decision::Unrelated
+        );
+        assert_eq!(
+            decide("x y", "z w", sim(0.1, Some(0.9)), &b, true),
+            Decision::Related
+        );
+    }
+}
