@@ -72,6 +72,23 @@ pub struct Config {
     pub default_importance: f64,
     /// ACT-R parameters.
     pub actr: ActrParams,
+    /// Resolve each write against similar memories: reinforce, merge, supersede (on by
+    /// default; `false` stores every distinct text as a new memory).
+    pub resolve: bool,
+    /// The similarity bands resolution uses (`[resolution]`).
+    pub resolution: crate::resolve::Bands,
+    /// Semantic links made when a memory is written: at most this many neighbours (A: 5).
+    pub max_semantic_links: usize,
+    /// Hours between maintenance runs inside a long-running server (A: 12; 0 = never).
+    pub maintenance_interval_hours: f64,
+    /// Maintenance archives memories whose strength (A's formula) fell below this (A: 0.05).
+    pub archive_strength: f64,
+    /// Maintenance consolidates clusters at least this close: calibrated cosine units
+    /// (1 = paraphrase) with a model, word overlap without one.
+    pub consolidate_cosine: f64,
+    pub consolidate_lexical: f64,
+    /// B's consolidation candidates: episodes at least this many days old.
+    pub consolidate_min_age_days: f64,
     /// B's `[room_paths]`: directory prefix → room.
     pub room_paths: BTreeMap<String, String>,
 }
@@ -109,6 +126,14 @@ impl Default for Config {
             correction_min_importance: 0.7,
             default_importance: 0.5,
             actr: ActrParams::default(),
+            resolve: true,
+            resolution: crate::resolve::Bands::default(),
+            max_semantic_links: 5,
+            maintenance_interval_hours: 12.0,
+            archive_strength: 0.05,
+            consolidate_cosine: 1.0,
+            consolidate_lexical: 0.7,
+            consolidate_min_age_days: 14.0,
             room_paths: BTreeMap::new(),
         }
     }
@@ -144,6 +169,17 @@ impl Config {
             ("default_importance", self.default_importance),
             ("colink_increment", self.colink_increment),
             ("colink_max", self.colink_max),
+            ("archive_strength", self.archive_strength),
+            ("consolidate_lexical", self.consolidate_lexical),
+            (
+                "resolution.lexical_reinforce",
+                self.resolution.lexical_reinforce,
+            ),
+            ("resolution.lexical_merge", self.resolution.lexical_merge),
+            (
+                "resolution.lexical_related",
+                self.resolution.lexical_related,
+            ),
         ];
         for (name, v) in unit {
             if !(0.0..=1.0).contains(&v) {

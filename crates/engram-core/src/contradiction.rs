@@ -26,6 +26,8 @@ pub enum ConflictKind {
     Reversion,
     PolarityFlip,
     PreferenceFlip,
+    /// The same statement with another number ("retries: 5" → "retries: 3").
+    ValueChange,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -48,13 +50,69 @@ pub fn detect(old: &str, new: &str) -> Option<Conflict> {
     if let Some(c) = polarity_flip(&o, &n) {
         return Some(c);
     }
+    if let Some(c) = value_change(&o, &n) {
+        return Some(c);
+    }
     preference_flip(&o, &n)
+}
+
+const NUMBER_WORDS: &[&str] = &[
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "twenty", "thirty", "fifty", "hundred", "thousand",
+];
+
+fn is_number(w: &str) -> bool {
+    // `w` is a stem ("five" is stored as "fiv").
+    w.chars().all(|c| c.is_ascii_digit()) || NUMBER_WORDS.iter().any(|n| stem(n) == w)
+}
+
+/// Every other word the same, a number different: the value was changed.
+fn value_change(o: &Analysis, n: &Analysis) -> Option<Conflict> {
+    let nums = |a: &Analysis| -> std::collections::BTreeSet<String> {
+        let mut out: std::collections::BTreeSet<String> =
+            a.content.iter().filter(|w| is_number(w)).cloned().collect();
+        // Digits inside CJK text are not split into words.
+        let mut run = String::new();
+        for c in a.raw.chars().chain(std::iter::once(' ')) {
+            if c.is_ascii_digit() {
+                run.push(c);
+            } else if !run.is_empty() {
+                out.insert(std::mem::take(&mut run));
+            }
+        }
+        out
+    };
+    let words = |a: &Analysis| -> std::collections::BTreeSet<String> {
+        a.content
+            .iter()
+            .filter(|w| !is_number(w))
+            .cloned()
+            .collect()
+    };
+    let (no, nn) = (nums(o), nums(n));
+    if no.is_empty() || nn.is_empty() || no == nn || nn.is_subset(&no) || no.is_subset(&nn) {
+        return None;
+    }
+    let (wo, wn) = (words(o), words(n));
+    let same_words = if wo.is_empty() && wn.is_empty() {
+        cjk_overlap(&o.raw, &n.raw)
+    } else {
+        let inter = wo.intersection(&wn).count();
+        inter > 0 && inter as f64 / wo.union(&wn).count() as f64 >= 0.75
+    };
+    same_words.then(|| Conflict {
+        kind: ConflictKind::ValueChange,
+        cue: format!(
+            "{} → {}",
+            no.difference(&nn).cloned().collect::<Vec<_>>().join(" "),
+            nn.difference(&no).cloned().collect::<Vec<_>>().join(" ")
+        ),
+    })
 }
 
 /// A text's words (stemmed), its raw lower-cased form for CJK phrases, and what it says.
 struct Analysis {
     raw: String,
-    toks: Vec<Tok>,
     /// Content stems (no stopwords, no cue words), for "does it mention X".
     content: Vec<String>,
     change: Option<Change>,
@@ -106,7 +164,6 @@ impl Analysis {
         let choice = english_choice(&toks);
         Analysis {
             raw,
-            toks,
             content,
             change,
             polarity,
@@ -228,12 +285,15 @@ fn tokens(lower: &str) -> Vec<Tok> {
         }
     };
     for c in lower.chars() {
-        if c.is_alphanumeric() && !crate::text::is_cjk(c) || c == '\'' || c == '-' && !w.is_empty() {
+        if c.is_alphanumeric() && !crate::text::is_cjk(c) || c == '\'' || c == '-' && !w.is_empty()
+        {
             w.push(c);
         } else {
             flush(&mut w, &mut out);
-            if matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '\n' | '—')
-                || crate::text::is_cjk(c)
+            if matches!(
+                c,
+                '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '\n' | '—'
+            ) || crate::text::is_cjk(c)
             {
                 if out.last() != Some(&Tok::Break) {
                     out.push(Tok::Break);
@@ -266,8 +326,7 @@ pub fn stem(word: &str) -> String {
         s = undouble(b);
     } else if let Some(b) = s.strip_suffix("ed").filter(|b| b.len() >= 2) {
         s = undouble(b);
-    } else if s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is")
-    {
+    } else if s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
         s.pop();
     }
     if s.len() >= 3 && s.ends_with('e') && !s.ends_with("ee") {
@@ -290,10 +349,34 @@ fn is_function_word(w: &str) -> bool {
     crate::text::is_stopword(w)
         || matches!(
             w,
-            "we" | "i" | "now" | "also" | "our" | "my" | "team" | "project" | "still" | "really"
-                | "anymore" | "longer" | "instead" | "rather" | "don't" | "doesn't" | "didn't"
-                | "won't" | "can't" | "cannot" | "isn't" | "aren't" | "wasn't" | "weren't"
-                | "shouldn't" | "never" | "away" | "back" | "over"
+            "we" | "i"
+                | "now"
+                | "also"
+                | "our"
+                | "my"
+                | "team"
+                | "project"
+                | "still"
+                | "really"
+                | "anymore"
+                | "longer"
+                | "instead"
+                | "rather"
+                | "don't"
+                | "doesn't"
+                | "didn't"
+                | "won't"
+                | "can't"
+                | "cannot"
+                | "isn't"
+                | "aren't"
+                | "wasn't"
+                | "weren't"
+                | "shouldn't"
+                | "never"
+                | "away"
+                | "back"
+                | "over"
         )
 }
 
@@ -303,23 +386,84 @@ fn is_cue_stem(s: &str) -> bool {
         || NEGATIVE.contains(&s)
         || matches!(
             s,
-            "switch" | "mov" | "migrat" | "chang" | "replac" | "went" | "go" | "transition"
-                | "convert" | "port" | "quit" | "gave" | "giv" | "ditch"
+            "switch"
+                | "mov"
+                | "migrat"
+                | "chang"
+                | "replac"
+                | "went"
+                | "go"
+                | "transition"
+                | "convert"
+                | "port"
+                | "quit"
+                | "gave"
+                | "giv"
+                | "ditch"
         )
 }
 
 const POSITIVE: &[&str] = &[
-    "lov", "lik", "prefer", "us", "adopt", "enjoy", "want", "choos", "chos", "chosen",
-    "recommend", "support", "favor", "favour", "embrac", "pick", "keep", "standardiz",
-    "standardis", "rely",
+    "lov",
+    "lik",
+    "prefer",
+    "us",
+    "adopt",
+    "enjoy",
+    "want",
+    "choos",
+    "chos",
+    "chosen",
+    "recommend",
+    "support",
+    "favor",
+    "favour",
+    "embrac",
+    "pick",
+    "keep",
+    "standardiz",
+    "standardis",
+    "rely",
 ];
 const NEGATIVE: &[&str] = &[
-    "hat", "dislik", "avoid", "abandon", "reject", "stop", "drop", "refus", "oppos", "remov",
-    "never", "ditch", "deprecat", "ban", "forbid", "disallow", "discourag", "retir",
+    "hat",
+    "dislik",
+    "avoid",
+    "abandon",
+    "reject",
+    "stop",
+    "drop",
+    "refus",
+    "oppos",
+    "remov",
+    "never",
+    "ditch",
+    "deprecat",
+    "ban",
+    "forbid",
+    "disallow",
+    "discourag",
+    "retir",
 ];
 const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "don't", "dont", "doesn't", "doesnt", "didn't", "didnt", "won't",
-    "can't", "cannot", "isn't", "aren't", "wasn't", "weren't", "shouldn't", "mustn't",
+    "not",
+    "no",
+    "never",
+    "don't",
+    "dont",
+    "doesn't",
+    "doesnt",
+    "didn't",
+    "didnt",
+    "won't",
+    "can't",
+    "cannot",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "shouldn't",
+    "mustn't",
     "without",
 ];
 /// Words that end an object phrase.
@@ -389,11 +533,21 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
         // switched/moved/migrated/changed/went (over|back) from X to Y
         if matches!(
             st,
-            "switch" | "mov" | "migrat" | "chang" | "went" | "go" | "transition" | "convert"
+            "switch"
+                | "mov"
+                | "migrat"
+                | "chang"
+                | "went"
+                | "go"
+                | "transition"
+                | "convert"
                 | "port"
         ) {
             let mut j = k + 1;
-            while matches!(raw_at(j), "over" | "back" | "away" | "entirely" | "completely") {
+            while matches!(
+                raw_at(j),
+                "over" | "back" | "away" | "entirely" | "completely"
+            ) {
                 j += 1;
             }
             if raw_at(j) == "from" {
@@ -412,7 +566,10 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
         }
         // replaced X with/by Y; X was replaced by Y
         if st == "replac" {
-            let before = matches!(raw_at(k.wrapping_sub(1)), "was" | "were" | "been" | "is" | "got" | "be");
+            let before = matches!(
+                raw_at(k.wrapping_sub(1)),
+                "was" | "were" | "been" | "is" | "got" | "be"
+            );
             let left = if before {
                 phrase_before(toks, ws[k.wrapping_sub(1)].0, 3)
             } else {
@@ -424,7 +581,9 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
             });
         }
         // instead of X / rather than X
-        if (raw == "instead" && raw_at(k + 1) == "of") || (raw == "rather" && raw_at(k + 1) == "than") {
+        if (raw == "instead" && raw_at(k + 1) == "of")
+            || (raw == "rather" && raw_at(k + 1) == "than")
+        {
             return Some(Change {
                 cue: format!("{raw} {}", raw_at(k + 1)),
                 left: phrase_after(toks, ws[k + 1].0 + 1, 3),
@@ -449,8 +608,10 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
             });
         }
         // stopped using X / quit X / gave up (on) X / ditched X / dropped X / deprecated X
-        if matches!(st, "stop" | "quit" | "ditch" | "drop" | "abandon" | "deprecat" | "retir")
-            || (matches!(st, "gave" | "giv") && raw_at(k + 1) == "up")
+        if matches!(
+            st,
+            "stop" | "quit" | "ditch" | "drop" | "abandon" | "deprecat" | "retir"
+        ) || (matches!(st, "gave" | "giv") && raw_at(k + 1) == "up")
         {
             // "never stop", "don't stop": not a change.
             if k > 0 && NEGATIONS.contains(&raw_at(k - 1)) {
@@ -633,8 +794,14 @@ fn cjk_change(raw: &str) -> Option<Change> {
     }
     // X から Y に切り替え / 移行 / 変更 / 乗り換え ; 从 X 换成 / 迁移到 / 改为 Y ; 把 X 换成 Y
     for (open, verbs) in [
-        ("から", &["切り替え", "切替", "移行", "変更", "乗り換え", "移っ"][..]),
-        ("从", &["换成", "迁移", "改为", "改成", "转向", "换到", "切换"][..]),
+        (
+            "から",
+            &["切り替え", "切替", "移行", "変更", "乗り換え", "移っ"][..],
+        ),
+        (
+            "从",
+            &["换成", "迁移", "改为", "改成", "转向", "换到", "切换"][..],
+        ),
         ("把", &["换成", "改为", "改成", "替换"][..]),
     ] {
         let Some(p) = raw.find(open) else { continue };
@@ -645,11 +812,22 @@ fn cjk_change(raw: &str) -> Option<Change> {
             cjk_tail(&raw[..p])
         } else {
             let after = &raw[p + open.len()..];
-            let end = ["换成", "迁移到", "迁移", "改为", "改成", "转向", "换到", "切换", "替换", "到"]
-                .iter()
-                .filter_map(|v| after.find(v))
-                .min()
-                .unwrap_or(after.len());
+            let end = [
+                "换成",
+                "迁移到",
+                "迁移",
+                "改为",
+                "改成",
+                "转向",
+                "换到",
+                "切换",
+                "替换",
+                "到",
+            ]
+            .iter()
+            .filter_map(|v| after.find(v))
+            .min()
+            .unwrap_or(after.len());
             after[..end].trim().to_string()
         };
         return Some(Change {
@@ -662,7 +840,9 @@ fn cjk_change(raw: &str) -> Option<Change> {
         if let Some(p) = raw.find(v)
             && raw[..p].contains('用')
         {
-            let after = raw[p + v.len()..].trim_end_matches(['。', '.', '了']).trim();
+            let after = raw[p + v.len()..]
+                .trim_end_matches(['。', '.', '了'])
+                .trim();
             let left: String = after.chars().take(12).collect();
             return Some(Change {
                 cue: v.into(),
@@ -705,17 +885,52 @@ fn cjk_tail(before: &str) -> String {
 
 const CJK_NEGATIVE: &[&str] = &[
     // Japanese
-    "嫌い", "苦手", "避け", "使わない", "使いません", "好きではない", "好きじゃない",
-    "ではない", "じゃない", "しない", "しません", "禁止",
+    "嫌い",
+    "苦手",
+    "避け",
+    "使わない",
+    "使いません",
+    "好きではない",
+    "好きじゃない",
+    "ではない",
+    "じゃない",
+    "しない",
+    "しません",
+    "禁止",
     // Chinese
-    "不喜欢", "讨厌", "不用", "不使用", "避免", "别用", "不要用", "没用", "不想用", "禁止",
-    "不推荐", "不要",
+    "不喜欢",
+    "讨厌",
+    "不用",
+    "不使用",
+    "避免",
+    "别用",
+    "不要用",
+    "没用",
+    "不想用",
+    "禁止",
+    "不推荐",
+    "不要",
 ];
 const CJK_POSITIVE: &[&str] = &[
     // Japanese
-    "好き", "好む", "使って", "使う", "使用", "採用", "気に入", "愛用", "推奨",
+    "好き",
+    "好む",
+    "使って",
+    "使う",
+    "使用",
+    "採用",
+    "気に入",
+    "愛用",
+    "推奨",
     // Chinese
-    "喜欢", "偏好", "使用", "用", "采用", "爱用", "推荐", "偏爱",
+    "喜欢",
+    "偏好",
+    "使用",
+    "用",
+    "采用",
+    "爱用",
+    "推荐",
+    "偏爱",
 ];
 
 fn cjk_polarity(raw: &str) -> Option<i8> {
@@ -747,7 +962,10 @@ fn cjk_overlap(a: &str, b: &str) -> bool {
     let gb = grams(b);
     ga.iter().any(|g| {
         gb.contains(g)
-            && !CJK_NEGATIVE.iter().chain(CJK_POSITIVE).any(|w| w.contains(g.as_str()))
+            && !CJK_NEGATIVE
+                .iter()
+                .chain(CJK_POSITIVE)
+                .any(|w| w.contains(g.as_str()))
             && !["使っ", "って", "いる", "ない", "した", "ます", "です"].contains(&g.as_str())
     })
 }
@@ -842,6 +1060,27 @@ mod tests {
             "The user prefers unittest.",
             Some(ConflictKind::PreferenceFlip),
         ),
+        // English: values
+        (
+            "The retry budget is five attempts.",
+            "The retry budget is three attempts.",
+            Some(ConflictKind::ValueChange),
+        ),
+        (
+            "The API listens on port 8080.",
+            "The API listens on port 9090.",
+            Some(ConflictKind::ValueChange),
+        ),
+        (
+            "Sprint 12 goal: ship the login page.",
+            "Sprint 13 goal: ship the billing page.",
+            None,
+        ),
+        (
+            "タイムアウトは30秒",
+            "タイムアウトは60秒",
+            Some(ConflictKind::ValueChange),
+        ),
         // English: compatible
         (
             "The project uses Go.",
@@ -901,8 +1140,16 @@ mod tests {
             "项目数据库从PostgreSQL换成了SQLite",
             Some(ConflictKind::ChangeOfState),
         ),
-        ("我用Vim写代码", "我不再用Vim写代码", Some(ConflictKind::ChangeOfState)),
-        ("团队使用npm", "团队改用pnpm", Some(ConflictKind::ChangeOfState)),
+        (
+            "我用Vim写代码",
+            "我不再用Vim写代码",
+            Some(ConflictKind::ChangeOfState),
+        ),
+        (
+            "团队使用npm",
+            "团队改用pnpm",
+            Some(ConflictKind::ChangeOfState),
+        ),
         (
             "我喜欢深色主题",
             "我不喜欢深色主题",

@@ -37,7 +37,9 @@ fn any(_: &str) -> bool {
 /// long enough and holding a digit or a symbol.
 fn looks_secret(v: &str) -> bool {
     let v = v.trim_matches(|c| c == '"' || c == '\'');
-    v.chars().count() >= 6 && v.chars().any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
+    v.chars().count() >= 6
+        && v.chars()
+            .any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
 }
 
 fn rules() -> &'static [Rule] {
@@ -183,11 +185,7 @@ mod tests {
                 "openai_key",
                 "use [REDACTED] for tests",
             ),
-            (
-                "sk_live_abcdefghijklmnop1234",
-                "stripe_key",
-                "[REDACTED]",
-            ),
+            ("sk_live_abcdefghijklmnop1234", "stripe_key", "[REDACTED]"),
             (
                 "slack xoxb-1234567890-abcdefghij",
                 "slack_token",
@@ -257,7 +255,8 @@ mod tests {
 
     #[test]
     fn redaction_is_idempotent() {
-        let (once, _) = redact("pw postgres://u:p4ss@h/db and ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+        let (once, _) =
+            redact("pw postgres://u:p4ss@h/db and ghp_abcdefghijklmnopqrstuvwxyz0123456789");
         let (twice, fired) = redact(&once);
         assert_eq!(once, twice);
         assert!(fired.is_empty());

@@ -23,14 +23,16 @@ use std::collections::BTreeSet;
 pub struct Similarity {
     /// Jaccard overlap of content words (stemmed) and CJK character pairs, 0–1.
     pub lexical: f64,
-    /// Cosine between the two vectors, when both exist.
+    /// The cosine between the two vectors on the model's calibrated scale ([`calibrated`]:
+    /// 0 unrelated, 1 paraphrase, 2 duplicate), when both vectors exist.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cosine: Option<f64>,
 }
 
 /// The lower edge of each band, per measure. Cosine edges are in calibrated units
 /// ([`calibrated`]): 0 = the model's unrelated level, 1 = paraphrase, 2 = duplicate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Bands {
     pub lexical_reinforce: f64,
     pub lexical_merge: f64,

@@ -96,6 +96,16 @@ fn segment(s: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
+/// C's topic-key normalisation: trimmed, lower-cased, whitespace runs as `-`. Keys that
+/// differ only in case or spacing name one topic.
+pub fn normalize_topic_key(key: &str) -> String {
+    key.trim()
+        .to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 /// C's `SuggestTopicKey`: `family/segment` from the type, title and content.
 pub fn suggest_topic_key(kind: &str, title: &str, content: &str) -> String {
     let fam = family(kind, &format!("{title} {content}"));

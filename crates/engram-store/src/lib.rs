@@ -12,6 +12,7 @@ mod error;
 pub mod hub;
 mod ops;
 mod recall;
+pub mod resolution;
 pub mod rooms;
 mod search;
 pub mod settings;

@@ -7,6 +7,7 @@ use crate::{Error, Result, Store, rooms};
 use engram_core::dynamics::{self, Trace};
 use engram_core::limits;
 use engram_core::memory::IdRef;
+use engram_core::resolve::Decision;
 use engram_core::{EventKind, InputError, Kind, LinkKind, Memory, MemoryId, Millis, Tier};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
@@ -43,6 +44,9 @@ pub struct RememberRequest {
     /// When the memory happened, for imports and replays (default: now). Its create event
     /// is dated then, so activation reflects its real age.
     pub created_at: Option<Millis>,
+    /// Resolve against similar memories (default: the `resolve` setting). Exact repeats
+    /// and topic keys apply either way.
+    pub resolve: Option<bool>,
 }
 
 /// Fields to change in [`Store::update`]; `None` keeps the current value.
@@ -61,8 +65,14 @@ pub struct MemoryUpdate {
 pub enum RememberAction {
     /// A new memory was stored.
     Created,
-    /// The same content already lived in the room; it was reinforced instead.
+    /// The same or nearly the same content already lived in the room; it was reinforced.
     Reinforced,
+    /// A close memory took the new information; its prior text is kept as a revision.
+    Merged,
+    /// A new memory was stored and replaced the memories it contradicts (`touched`).
+    Superseded,
+    /// The memory with the same `topic_key` took the new text (prior text as a revision).
+    Updated,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -72,8 +82,20 @@ pub struct RememberOutcome {
     pub id: MemoryId,
     pub uid: String,
     pub room: String,
-    /// Other memories the write touched (linked to, for now).
+    /// Other memories the write touched: linked to explicitly, or superseded.
     pub touched: Vec<MemoryId>,
+    /// Related memories (at most 3) the agent may judge against this one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<crate::resolution::ConflictCandidate>,
+    /// Why the superseded memories were replaced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<engram_core::contradiction::Conflict>,
+    /// After a merge or topic update: the memory's revision number (1 = never revised).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<u64>,
+    /// Secrets removed before storing, by rule.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<engram_core::redact::Redaction>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -182,6 +204,87 @@ fn content_hash(content: &str) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+fn merge_redactions(
+    into: &mut Vec<engram_core::redact::Redaction>,
+    more: Vec<engram_core::redact::Redaction>,
+) {
+    for r in more {
+        match into.iter_mut().find(|x| x.kind == r.kind) {
+            Some(x) => x.count += r.count,
+            None => into.push(r),
+        }
+    }
+}
+
+/// The active memory in `room` whose content equals `content` (whitespace and case aside).
+fn find_duplicate(
+    tx: &rusqlite::Connection,
+    hash: &str,
+    room: &str,
+    content: &str,
+) -> Result<Option<MemoryId>> {
+    let normalized = engram_core::text::normalize_for_dedup(content);
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, content FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active' ORDER BY id",
+    )?;
+    let rows = stmt.query_map(params![hash, room], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    for row in rows {
+        let (id, c) = row?;
+        if engram_core::text::normalize_for_dedup(&c) == normalized {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+fn revision_count(tx: &rusqlite::Connection, id: MemoryId) -> Result<u64> {
+    Ok(tx.query_row(
+        "SELECT count(*) FROM revisions WHERE memory_id = ?1",
+        [id],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}
+
+/// C's review dates: decisions are due for review after six months, preferences after
+/// three; other kinds never.
+pub(crate) fn review_after(kind: Kind, from: Millis) -> Option<Millis> {
+    const MONTH: Millis = 2_629_746_000; // 30.436875 days
+    match kind {
+        Kind::Decision => Some(from + 6 * MONTH),
+        Kind::Preference => Some(from + 3 * MONTH),
+        _ => None,
+    }
+}
+
+/// Pending judgments between `id` and each related memory (at most three), as candidates.
+fn open_judgments(
+    tx: &rusqlite::Connection,
+    id: MemoryId,
+    related: &[(MemoryId, f64)],
+    session_id: Option<&str>,
+    now: Millis,
+) -> Result<Vec<crate::resolution::ConflictCandidate>> {
+    let mut out = Vec::new();
+    for &(other, score) in related.iter().filter(|r| r.0 != id).take(3) {
+        let Some(m) = crate::resolution::load_by_id(tx, other)? else {
+            continue;
+        };
+        let judgment_id =
+            crate::resolution::pending_judgment(tx, id, other, score, session_id, now)?;
+        out.push(crate::resolution::ConflictCandidate {
+            id: other,
+            title: m.title.clone(),
+            kind: m.kind,
+            excerpt: m.content.chars().take(200).collect(),
+            score: (score * 1000.0).round() / 1000.0,
+            judgment_id,
+        });
+    }
+    Ok(out)
+}
+
 fn check_optional_name(field: &'static str, v: &Option<String>) -> Result<(), InputError> {
     match v {
         Some(s) => limits::check_name(field, s),
@@ -190,9 +293,12 @@ fn check_optional_name(field: &'static str, v: &Option<String>) -> Result<(), In
 }
 
 impl Store {
-    /// Stores a memory, or reinforces the existing one when the same content (whitespace and
-    /// case aside) is already active in the room.
-    pub fn remember(&mut self, req: RememberRequest) -> Result<RememberOutcome> {
+    /// Stores a memory, resolving it against what the room already holds (DESIGN.md's
+    /// order): an exact repeat reinforces; a `topic_key` updates that topic's memory (the
+    /// previous text kept as a revision); otherwise the nearest active memories decide:
+    /// a contradiction supersedes them, a near-repeat reinforces, a close text that adds
+    /// information merges, anything else is new. Secrets are redacted first.
+    pub fn remember(&mut self, mut req: RememberRequest) -> Result<RememberOutcome> {
         limits::check_content("content", &req.content)?;
         if let Some(t) = &req.title {
             limits::check_len("title", t, limits::MAX_TITLE_BYTES)?;
@@ -201,15 +307,36 @@ impl Store {
         check_optional_name("topic_key", &req.topic_key)?;
         check_optional_name("source", &req.source)?;
         check_optional_name("session_id", &req.session_id)?;
+        if let Some(c) = &req.context {
+            limits::check_len("context", c, limits::MAX_CONTENT_BYTES)?;
+        }
+        // Secrets never reach the database, the index or the model.
+        let mut redacted = Vec::new();
+        for text in [
+            Some(&mut req.content),
+            req.title.as_mut(),
+            req.context.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let (clean, fired) = engram_core::redact::redact(text);
+            if !fired.is_empty() {
+                *text = clean;
+                merge_redactions(&mut redacted, fired);
+            }
+        }
+        if req.content.trim().is_empty() {
+            return Err(InputError::new("content", "must not be empty").into());
+        }
         let mut metadata = req
             .metadata
             .clone()
             .unwrap_or_else(|| serde_json::json!({}));
-        if let Some(c) = &req.context {
-            limits::check_len("context", c, limits::MAX_CONTENT_BYTES)?;
-            if let Some(o) = metadata.as_object_mut() {
-                o.insert("context".into(), serde_json::json!(c));
-            }
+        if let Some(c) = &req.context
+            && let Some(o) = metadata.as_object_mut()
+        {
+            o.insert("context".into(), serde_json::json!(c));
         }
         if let Some(t) = req.created_at
             && t < 0
@@ -229,12 +356,19 @@ impl Store {
             )
             .into());
         }
+        let topic_key = req
+            .topic_key
+            .as_deref()
+            .map(engram_core::topic::normalize_topic_key)
+            .filter(|k| !k.is_empty());
         let (room, _) = rooms::resolve(&self.config, req.room.as_deref(), req.cwd.as_deref())?;
         let kind = req.kind.unwrap_or(Kind::Fact);
-        let hash = content_hash(&req.content);
+        let content = req.content.clone();
+        let hash = content_hash(&content);
         let now = self.now();
-        // Embedding is the slow part: do it before taking the write lock, and skip it when
-        // the content is already known (checked again inside the transaction).
+        // Embedding and the neighbour search are the slow part: do them before taking the
+        // write lock, and skip them when the content is already known (checked again
+        // inside the transaction).
         let known: bool = self.conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active')",
             params![hash, room],
@@ -243,36 +377,83 @@ impl Store {
         let vector = if known {
             None
         } else {
-            self.embed_document(&embed_text(req.title.as_deref(), &req.content))
+            self.embed_document(&embed_text(req.title.as_deref(), &content))
+        };
+        let resolving = !known
+            && topic_key.is_none()
+            && req.resolve.unwrap_or(self.config.resolve)
+            && crate::resolution::participates(kind);
+        let neighbours = if resolving {
+            self.neighbours(
+                &content,
+                vector.as_ref().map(|v| v.1.as_slice()),
+                &room,
+                None,
+            )?
+        } else {
+            Vec::new()
+        };
+        let bands = self.config.resolution;
+        let mut supersede: Vec<(MemoryId, engram_core::contradiction::Conflict)> = Vec::new();
+        let mut absorb: Option<(MemoryId, Option<String>)> = None;
+        let mut related: Vec<(MemoryId, f64)> = Vec::new();
+        let mut linkable: Vec<(MemoryId, f64)> = Vec::new();
+        for n in &neighbours {
+            let d = engram_core::resolve::decide(
+                &n.memory.content,
+                &content,
+                n.sim,
+                &bands,
+                n.memory.kind == kind,
+            );
+            if !matches!(d, Decision::Unrelated) {
+                linkable.push((n.memory.id, n.closeness));
+            }
+            match d {
+                Decision::Supersede { conflict } if supersede.len() < 3 => {
+                    supersede.push((n.memory.id, conflict))
+                }
+                Decision::Reinforce if absorb.is_none() => absorb = Some((n.memory.id, None)),
+                Decision::Merge { text } if absorb.is_none() => {
+                    absorb = Some((n.memory.id, Some(text)))
+                }
+                Decision::Unrelated => {}
+                _ => related.push((n.memory.id, n.closeness)),
+            }
+        }
+        // The latest truth wins over a merge.
+        if !supersede.is_empty()
+            && let Some((id, _)) = absorb.take()
+        {
+            related.push((id, 0.0));
+        }
+        let merged_vector = match &absorb {
+            Some((_, Some(text))) => self.embed_document(text),
+            _ => None,
         };
 
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut related = Vec::with_capacity(req.related.len());
+        let mut related_ids = Vec::with_capacity(req.related.len());
         for r in &req.related {
             let id = resolve_in(&tx, r, "ids")?;
-            if !related.contains(&id) {
-                related.push(id);
+            if !related_ids.contains(&id) {
+                related_ids.push(id);
             }
         }
-        let normalized = engram_core::text::normalize_for_dedup(&req.content);
-        let dup: Option<(i64, String)> = {
-            let mut stmt = tx.prepare_cached(
-                "SELECT id, content FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active' ORDER BY id",
-            )?;
-            let rows = stmt.query_map(params![hash, room], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            let mut found = None;
-            for row in rows {
-                let (id, content): (i64, String) = row?;
-                if engram_core::text::normalize_for_dedup(&content) == normalized {
-                    found = Some((id, content));
-                    break;
-                }
-            }
-            found
+        let base = |action, id, uid| RememberOutcome {
+            action,
+            id,
+            uid,
+            room: room.clone(),
+            touched: vec![],
+            candidates: vec![],
+            conflict: None,
+            revision: None,
+            redacted: redacted.clone(),
         };
-        if let Some((id, _)) = dup {
+        if let Some(id) = find_duplicate(&tx, &hash, &room, &content)? {
             let uid: String =
                 tx.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |r| r.get(0))?;
             add_event(
@@ -289,36 +470,181 @@ impl Store {
                 params![id, now],
             )?;
             tx.commit()?;
-            return Ok(RememberOutcome {
-                action: RememberAction::Reinforced,
-                id,
-                uid,
-                room,
-                touched: vec![],
-            });
+            return Ok(base(RememberAction::Reinforced, id, uid));
+        }
+
+        // C's topic upsert: the topic's latest memory in the room takes the new text.
+        if let Some(key) = &topic_key {
+            let current: Option<MemoryId> = tx
+                .query_row(
+                    "SELECT id FROM memories WHERE topic_key = ?1 AND room = ?2 AND tier IN ('active', 'archived')
+                     ORDER BY updated_at DESC, id DESC LIMIT 1",
+                    params![key, room],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(id) = current {
+                let m = load_in(&tx, &IdRef::Id(id), "topic_key")?;
+                crate::resolution::write_revision(
+                    &tx,
+                    &m,
+                    "topic_update",
+                    now,
+                    req.session_id.as_deref(),
+                )?;
+                let title = req.title.clone().or_else(|| m.title.clone());
+                let mut all_tags = m.tags.clone();
+                for t in &tags {
+                    if !all_tags.contains(t) {
+                        all_tags.push(t.clone());
+                    }
+                }
+                let imp = req.importance.map(|_| importance).unwrap_or(m.importance);
+                tx.execute(
+                    "UPDATE memories SET content = ?2, title = ?3, kind = ?4, importance = ?5, tags = ?6, tier = 'active',
+                     content_hash = ?7, updated_at = ?8, session_id = COALESCE(?9, session_id) WHERE id = ?1",
+                    params![
+                        id,
+                        content,
+                        title,
+                        kind.as_str(),
+                        imp,
+                        serde_json::to_string(&all_tags).expect("tags serialise"),
+                        hash,
+                        now,
+                        req.session_id
+                    ],
+                )?;
+                index_text(
+                    &tx,
+                    id,
+                    title.as_deref(),
+                    &content,
+                    &all_tags,
+                    req.context.as_deref(),
+                )?;
+                tx.execute("DELETE FROM embeddings WHERE memory_id = ?1", [id])?;
+                if let Some((model, v)) = &vector {
+                    crate::vectors::write_embedding(&tx, id, model, v)?;
+                }
+                add_event(
+                    &tx,
+                    id,
+                    EventKind::Update,
+                    self.config.reinforce_weight,
+                    now,
+                    req.session_id.as_deref(),
+                    Some("topic update"),
+                )?;
+                let revisions = revision_count(&tx, id)?;
+                tx.commit()?;
+                let mut out = base(RememberAction::Updated, id, m.uid);
+                out.revision = Some(revisions + 1);
+                return Ok(out);
+            }
+        }
+
+        // Reinforce or merge into the nearest memory, if it is still active.
+        if let Some((target, merged)) = &absorb
+            && let Some(m) = crate::resolution::load_by_id(&tx, *target)?
+            && m.tier == Tier::Active
+        {
+            let action = match merged {
+                Some(text) => {
+                    crate::resolution::write_revision(
+                        &tx,
+                        &m,
+                        "merge",
+                        now,
+                        req.session_id.as_deref(),
+                    )?;
+                    let mut all_tags = m.tags.clone();
+                    for t in &tags {
+                        if !all_tags.contains(t) {
+                            all_tags.push(t.clone());
+                        }
+                    }
+                    limits::check_content("content", text)?;
+                    tx.execute(
+                        "UPDATE memories SET content = ?2, tags = ?3, importance = max(importance, ?4),
+                         content_hash = ?5, updated_at = ?6 WHERE id = ?1",
+                        params![
+                            m.id,
+                            text,
+                            serde_json::to_string(&all_tags).expect("tags serialise"),
+                            importance,
+                            content_hash(text),
+                            now
+                        ],
+                    )?;
+                    index_text(
+                        &tx,
+                        m.id,
+                        m.title.as_deref(),
+                        text,
+                        &all_tags,
+                        m.metadata.get("context").and_then(|c| c.as_str()),
+                    )?;
+                    tx.execute("DELETE FROM embeddings WHERE memory_id = ?1", [m.id])?;
+                    if let Some((model, v)) = &merged_vector {
+                        crate::vectors::write_embedding(&tx, m.id, model, v)?;
+                    }
+                    RememberAction::Merged
+                }
+                None => {
+                    tx.execute(
+                        "UPDATE memories SET updated_at = ?2 WHERE id = ?1",
+                        params![m.id, now],
+                    )?;
+                    RememberAction::Reinforced
+                }
+            };
+            add_event(
+                &tx,
+                m.id,
+                EventKind::Reinforce,
+                self.config.reinforce_weight,
+                now,
+                req.session_id.as_deref(),
+                Some(match action {
+                    RememberAction::Merged => "merged a similar remember",
+                    _ => "similar remember",
+                }),
+            )?;
+            let candidates = open_judgments(&tx, m.id, &related, req.session_id.as_deref(), now)?;
+            let revisions = revision_count(&tx, m.id)?;
+            tx.commit()?;
+            let mut out = base(action, m.id, m.uid);
+            out.candidates = candidates;
+            if action == RememberAction::Merged {
+                out.revision = Some(revisions + 1);
+            }
+            return Ok(out);
         }
 
         let at = req.created_at.unwrap_or(now);
         let uid = ulid::Ulid::from_parts(at.max(0) as u64, rand_bits()).to_string();
         tx.execute(
             "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
-                                   created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'active', ?10, ?10, ?10, NULL, ?11, ?12, ?13, ?14)",
+                                   created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash,
+                                   review_after)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'active', ?10, ?10, ?10, NULL, ?11, ?12, ?13, ?14, ?15)",
             params![
                 uid,
-                req.content,
+                content,
                 req.title,
                 kind.as_str(),
                 importance,
                 serde_json::to_string(&tags).expect("tags serialise"),
                 room,
-                req.topic_key,
+                topic_key,
                 req.pinned as i64,
                 at,
                 req.source.as_deref().unwrap_or("unknown"),
                 req.session_id,
                 metadata.to_string(),
                 hash,
+                review_after(kind, at),
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -326,7 +652,7 @@ impl Store {
             &tx,
             id,
             req.title.as_deref(),
-            &req.content,
+            &content,
             &tags,
             req.context.as_deref(),
         )?;
@@ -343,7 +669,7 @@ impl Store {
             req.session_id.as_deref(),
             None,
         )?;
-        for &dst in &related {
+        for &dst in &related_ids {
             upsert_link(
                 &tx,
                 id,
@@ -355,14 +681,62 @@ impl Store {
                 now,
             )?;
         }
+        // Seed A's graph: the closest neighbours get semantic links both ways, weight
+        // closeness × 0.5 (an existing link grows by a tenth of that instead).
+        for &(dst, closeness) in linkable.iter().take(self.config.max_semantic_links) {
+            let w = closeness * 0.5;
+            upsert_link(&tx, id, dst, LinkKind::Semantic, w, SetOrAdd::Set, 1.0, now)?;
+            upsert_link(&tx, dst, id, LinkKind::Semantic, w, SetOrAdd::Set, 1.0, now)?;
+        }
+        let mut touched = related_ids.clone();
+        let mut conflict = None;
+        for (old, c) in &supersede {
+            let still_active: bool = tx.query_row(
+                "SELECT tier = 'active' FROM memories WHERE id = ?1",
+                [old],
+                |r| r.get(0),
+            )?;
+            if !still_active {
+                continue;
+            }
+            tx.execute(
+                "UPDATE memories SET tier = 'superseded', valid_to = ?2, updated_at = ?2 WHERE id = ?1",
+                params![old, now],
+            )?;
+            add_event(
+                &tx,
+                *old,
+                EventKind::Correction,
+                0.0,
+                now,
+                req.session_id.as_deref(),
+                Some(&format!("superseded by #{id}: {}", c.cue)),
+            )?;
+            upsert_link(
+                &tx,
+                id,
+                *old,
+                LinkKind::Supersedes,
+                1.0,
+                SetOrAdd::Set,
+                1.0,
+                now,
+            )?;
+            touched.push(*old);
+            conflict.get_or_insert_with(|| c.clone());
+        }
+        let candidates = open_judgments(&tx, id, &related, req.session_id.as_deref(), now)?;
         tx.commit()?;
-        Ok(RememberOutcome {
-            action: RememberAction::Created,
-            id,
-            uid,
-            room,
-            touched: related,
-        })
+        let action = if conflict.is_some() {
+            RememberAction::Superseded
+        } else {
+            RememberAction::Created
+        };
+        let mut out = base(action, id, uid);
+        out.touched = touched;
+        out.conflict = conflict;
+        out.candidates = candidates;
+        Ok(out)
     }
 
     /// Marks memories as having helped: each gets a `reinforce` event of weight
@@ -1018,6 +1392,11 @@ fn upsert_link(
 
 /// 80 random bits for a ULID, from the standard library's per-process random hasher keys
 /// mixed with a counter: unique enough without another dependency.
+/// 64 random bits (judgment ids).
+pub(crate) fn random_u64() -> u64 {
+    rand_bits() as u64
+}
+
 fn rand_bits() -> u128 {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};

@@ -41,8 +41,31 @@ pub fn remember(o: &RememberOutcome, as_json: bool) {
         let verb = match o.action {
             engram_store::RememberAction::Created => "created",
             engram_store::RememberAction::Reinforced => "already known; reinforced",
+            engram_store::RememberAction::Merged => "merged (the prior text is kept as a revision)",
+            engram_store::RememberAction::Superseded => "created; it supersedes",
+            engram_store::RememberAction::Updated => "updated (topic key; prior text kept)",
         };
-        format!("#{} {verb} (room {})", o.id, o.room)
+        let mut line = format!("#{} {verb}", o.id);
+        if o.action == engram_store::RememberAction::Superseded {
+            let olds: Vec<String> = o.touched.iter().map(|i| format!("#{i}")).collect();
+            line.push_str(&format!(" {}", olds.join(", ")));
+            if let Some(c) = &o.conflict {
+                line.push_str(&format!(" ({})", c.cue));
+            }
+        }
+        line.push_str(&format!(" (room {})", o.room));
+        for c in &o.candidates {
+            line.push_str(&format!(
+                "\n  related: #{} {} (judge with: engram judge {} <verdict>)",
+                c.id,
+                c.excerpt.chars().take(80).collect::<String>(),
+                c.judgment_id
+            ));
+        }
+        for r in &o.redacted {
+            line.push_str(&format!("\n  redacted: {} ×{}", r.kind, r.count));
+        }
+        line
     });
 }
 

@@ -147,6 +147,13 @@ fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let msg = match out.action {
         RememberAction::Created => format!("Stored new memory (id={})", out.id),
         RememberAction::Reinforced => format!("Reinforced existing memory (id={})", out.id),
+        RememberAction::Superseded => format!(
+            "Replaced contradicting memory (id={}); new memory id={}",
+            out.touched.last().copied().unwrap_or(out.id),
+            out.id
+        ),
+        RememberAction::Merged => format!("Merged into existing memory (id={})", out.id),
+        RememberAction::Updated => format!("Updated topic memory (id={})", out.id),
     };
     let mut v =
         json!({ "result": msg, "memory_id": out.id, "action": out.action, "room": out.room });

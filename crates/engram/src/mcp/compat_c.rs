@@ -156,6 +156,24 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             "Memory already known, reinforced: {:?} ({ctype}) #{}",
             a.title, out.id
         ),
+        RememberAction::Merged => {
+            format!("Memory merged into #{}: {:?} ({ctype})", out.id, a.title)
+        }
+        RememberAction::Superseded => format!(
+            "Memory saved: {:?} ({ctype}); it supersedes {}",
+            a.title,
+            out.touched
+                .iter()
+                .map(|i| format!("#{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        RememberAction::Updated => format!(
+            "Memory updated: {:?} ({ctype}) #{}, revision {}",
+            a.title,
+            out.id,
+            out.revision.unwrap_or(1)
+        ),
     };
     if a.topic_key.is_none() {
         text.push_str(&format!(
@@ -167,9 +185,31 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             )
         ));
     }
-    Ok(
-        json!({ "project": out.room, "result": text, "id": out.id, "sync_id": out.uid, "action": out.action }),
-    )
+    if !out.candidates.is_empty() {
+        text.push_str(&format!(
+            "\nCONFLICT REVIEW PENDING — {} candidate(s); use mem_judge to record verdicts.",
+            out.candidates.len()
+        ));
+    }
+    let candidates: Vec<Value> = out
+        .candidates
+        .iter()
+        .map(|c| {
+            json!({ "id": c.id, "title": c.title, "type": c.kind, "score": c.score,
+                    "judgment_id": c.judgment_id })
+        })
+        .collect();
+    let mut v = json!({ "project": out.room, "result": text, "id": out.id, "sync_id": out.uid,
+                        "action": out.action, "judgment_required": !candidates.is_empty() });
+    if let Some(first) = out.candidates.first() {
+        v["judgment_status"] = json!("pending");
+        v["judgment_id"] = json!(first.judgment_id);
+        v["candidates"] = json!(candidates);
+    }
+    if !out.redacted.is_empty() {
+        v["redacted"] = json!(out.redacted);
+    }
+    Ok(v)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -450,8 +490,8 @@ fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             ..Default::default()
         })?;
         match out.action {
-            RememberAction::Created => saved += 1,
             RememberAction::Reinforced => duplicates += 1,
+            _ => saved += 1,
         }
         ids.push(out.id);
     }

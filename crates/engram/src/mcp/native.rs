@@ -101,6 +101,9 @@ fn remember(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     v["status"] = json!(match out.action {
         RememberAction::Created => "created",
         RememberAction::Reinforced => "duplicate_reinforced",
+        RememberAction::Merged => "merged",
+        RememberAction::Superseded => "superseded",
+        RememberAction::Updated => "updated",
     });
     Ok(v)
 }
