@@ -35,6 +35,10 @@ pub struct Conflict {
     pub kind: ConflictKind,
     /// The phrase or words that decided it, for `explain` and the write result.
     pub cue: String,
+    /// Whether the new text named what it replaced and the old text mentions it: strong
+    /// evidence even when the two share few other words.
+    #[serde(skip)]
+    pub named: bool,
 }
 
 /// Whether `new` contradicts `old`. Both are assumed to be about the same subject.
@@ -102,6 +106,7 @@ fn value_change(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     };
     same_words.then(|| Conflict {
         kind: ConflictKind::ValueChange,
+        named: false,
         cue: format!(
             "{} → {}",
             no.difference(&nn).cloned().collect::<Vec<_>>().join(" "),
@@ -202,6 +207,7 @@ fn change_of_state(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     related.then(|| Conflict {
         kind: ConflictKind::ChangeOfState,
         cue: ch.cue.clone(),
+        named: !ch.left.is_empty(),
     })
 }
 
@@ -213,6 +219,7 @@ fn reversion(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     n.mentions(&och.left).then(|| Conflict {
         kind: ConflictKind::Reversion,
         cue: format!("back to {}", och.left.join(" ")),
+        named: true,
     })
 }
 
@@ -224,6 +231,7 @@ fn polarity_flip(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     Some(Conflict {
         kind: ConflictKind::PolarityFlip,
         cue: if pn < 0 { "negated" } else { "affirmed" }.to_string(),
+        named: false,
     })
 }
 
@@ -249,6 +257,7 @@ fn preference_flip(o: &Analysis, n: &Analysis) -> Option<Conflict> {
         return Some(Conflict {
             kind: ConflictKind::PreferenceFlip,
             cue: cue(),
+            named: false,
         });
     }
     // Different objects, neither text naming the other's object anywhere.
@@ -262,6 +271,7 @@ fn preference_flip(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     same_frame.then(|| Conflict {
         kind: ConflictKind::PreferenceFlip,
         cue: cue(),
+        named: false,
     })
 }
 
@@ -290,14 +300,12 @@ fn tokens(lower: &str) -> Vec<Tok> {
             w.push(c);
         } else {
             flush(&mut w, &mut out);
-            if matches!(
+            let breaks = matches!(
                 c,
                 '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '\n' | '—'
-            ) || crate::text::is_cjk(c)
-            {
-                if out.last() != Some(&Tok::Break) {
-                    out.push(Tok::Break);
-                }
+            ) || crate::text::is_cjk(c);
+            if breaks && out.last() != Some(&Tok::Break) {
+                out.push(Tok::Break);
             }
         }
     }

@@ -23,6 +23,9 @@ use std::collections::BTreeSet;
 pub struct Similarity {
     /// Jaccard overlap of content words (stemmed) and CJK character pairs, 0–1.
     pub lexical: f64,
+    /// Share of the existing memory's terms the new text repeats, 0–1: near 1 when the
+    /// new text restates the old one and adds to it.
+    pub contained: f64,
     /// The cosine between the two vectors on the model's calibrated scale ([`calibrated`]:
     /// 0 unrelated, 1 paraphrase, 2 duplicate), when both vectors exist.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -124,6 +127,14 @@ pub fn decide(
     let cos = sim.cosine.unwrap_or(0.0);
     let related = sim.lexical >= bands.lexical_related || cos >= bands.cosine_related;
     if !related {
+        // A change that names what it left ("replaced Jenkins with …") needs less overlap:
+        // the named thing is the link.
+        if sim.lexical >= bands.lexical_related / 2.0
+            && let Some(conflict) = contradiction::detect(existing, incoming)
+            && conflict.named
+        {
+            return Decision::Supersede { conflict };
+        }
         return Decision::Unrelated;
     }
     if let Some(conflict) = contradiction::detect(existing, incoming) {
@@ -133,7 +144,9 @@ pub fn decide(
         return Decision::Related;
     }
     let close = sim.lexical >= bands.lexical_reinforce || cos >= bands.cosine_reinforce;
-    let mergeable = sim.lexical >= bands.lexical_merge || cos >= bands.cosine_merge;
+    let mergeable = sim.lexical >= bands.lexical_merge
+        || cos >= bands.cosine_merge
+        || (sim.contained >= CONTAINED && sim.lexical >= bands.lexical_related);
     if close || mergeable {
         return match merge_text(existing, incoming) {
             Some(text) => Decision::Merge { text },
@@ -141,6 +154,17 @@ pub fn decide(
         };
     }
     Decision::Related
+}
+
+/// [`Similarity::contained`] at or above this: the new text restates the old one.
+pub const CONTAINED: f64 = 0.9;
+
+/// The share of `a`'s terms that `b` holds.
+pub fn containment(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    if a.is_empty() {
+        return 0.0;
+    }
+    a.intersection(b).count() as f64 / a.len() as f64
 }
 
 /// Words the incoming text has that the existing one lacks (seed A: fewer than three new
@@ -169,7 +193,11 @@ mod tests {
     use crate::contradiction::ConflictKind;
 
     fn sim(lexical: f64, cosine: Option<f64>) -> Similarity {
-        Similarity { lexical, cosine }
+        Similarity {
+            lexical,
+            contained: 0.0,
+            cosine,
+        }
     }
 
     #[test]

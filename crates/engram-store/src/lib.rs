@@ -10,6 +10,7 @@
 mod db;
 mod error;
 pub mod hub;
+pub mod maintain;
 mod ops;
 mod recall;
 pub mod resolution;

@@ -169,6 +169,33 @@ pub struct MemoryDetail {
     pub links: Vec<LinkView>,
     /// The memory that replaced this one, if it was superseded or corrected.
     pub superseded_by: Option<MemoryId>,
+    /// Seed A's strength now (what maintenance archives by).
+    pub strength: f64,
+    /// Why the memory sits in its tier, in words.
+    pub tier_reason: String,
+    /// C's review date, for decisions and preferences.
+    #[serde(with = "engram_core::time::rfc3339_opt")]
+    pub review_after: Option<Millis>,
+    /// Earlier texts, oldest first (topic updates, merges, edits, consolidations).
+    pub revisions: Vec<Revision>,
+    /// Verdicts, pending or judged, on this memory and related ones.
+    pub judgments: Vec<crate::maintain::Judgment>,
+}
+
+/// A memory's text before one change.
+#[derive(Debug, Clone, Serialize)]
+pub struct Revision {
+    /// 1 = the first text the memory had.
+    pub number: u64,
+    pub content: String,
+    pub title: Option<String>,
+    pub kind: String,
+    pub importance: f64,
+    /// What replaced it: `topic_update`, `merge`, `update`, `consolidate`, `vault_edit`.
+    pub reason: String,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub at: Millis,
+    pub session_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -199,7 +226,7 @@ pub(crate) fn embed_text(title: Option<&str>, content: &str) -> String {
     }
 }
 
-fn content_hash(content: &str) -> String {
+pub(crate) fn content_hash(content: &str) -> String {
     let digest = Sha256::digest(engram_core::text::normalize_for_dedup(content).as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -388,6 +415,7 @@ impl Store {
                 &content,
                 vector.as_ref().map(|v| v.1.as_slice()),
                 &room,
+                None,
                 None,
             )?
         } else {
@@ -1090,10 +1118,7 @@ impl Store {
         let importance = change.importance.unwrap_or(m.importance);
         let kind = change.kind.unwrap_or(m.kind);
         let topic_key = change.topic_key.or_else(|| m.topic_key.clone());
-        let revision = serde_json::json!({
-            "revision_of": m.id, "content": m.content, "title": m.title, "importance": m.importance,
-            "kind": m.kind, "topic_key": m.topic_key, "updated_at": engram_core::time::format(m.updated_at),
-        });
+        crate::resolution::write_revision(&tx, &m, "update", now, None)?;
         tx.execute(
             "UPDATE memories SET content = ?2, title = ?3, importance = ?4, kind = ?5, topic_key = ?6, content_hash = ?7, updated_at = ?8 WHERE id = ?1",
             params![m.id, content, title, importance, kind.as_str(), topic_key, content_hash(&content), now],
@@ -1115,7 +1140,7 @@ impl Store {
             1.0,
             now,
             None,
-            Some(&revision.to_string()),
+            Some("updated"),
         )?;
         tx.commit()?;
         if let Some((model, v)) = self.embed_document(&embed_text(title.as_deref(), &content)) {
@@ -1267,6 +1292,22 @@ impl Store {
             }
         }
         let superseded_by = self.successor_of(memory.id)?;
+        let strength = dynamics::activation(
+            engram_core::dynamics::DynamicsModel::Strength,
+            &traces,
+            self.now(),
+            memory.importance,
+            memory.kind.decay_class(),
+            &self.config.actr,
+        );
+        let review_after: Option<Millis> = self.conn.query_row(
+            "SELECT review_after FROM memories WHERE id = ?1",
+            [memory.id],
+            |r| r.get(0),
+        )?;
+        let revisions = self.revisions_of(memory.id)?;
+        let judgments = self.judgments_of(memory.id)?;
+        let tier_reason = self.tier_reason(&memory, superseded_by, strength)?;
         Ok(MemoryDetail {
             memory,
             activation,
@@ -1274,6 +1315,11 @@ impl Store {
             recent_events,
             links,
             superseded_by,
+            strength,
+            tier_reason,
+            review_after,
+            revisions,
+            judgments,
         })
     }
 
@@ -1348,6 +1394,74 @@ impl Store {
         Ok(out)
     }
 
+    /// A memory's earlier texts, oldest first.
+    pub fn revisions_of(&self, id: MemoryId) -> Result<Vec<Revision>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT content, title, kind, importance, reason, at, session_id FROM revisions WHERE memory_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok(Revision {
+                number: 0,
+                content: r.get(0)?,
+                title: r.get(1)?,
+                kind: r.get(2)?,
+                importance: r.get(3)?,
+                reason: r.get(4)?,
+                at: r.get(5)?,
+                session_id: r.get(6)?,
+            })
+        })?;
+        let mut out: Vec<Revision> = rows.collect::<rusqlite::Result<_>>()?;
+        for (i, r) in out.iter_mut().enumerate() {
+            r.number = i as u64 + 1;
+        }
+        Ok(out)
+    }
+
+    /// Why a memory is in its tier: the event that put it there.
+    fn tier_reason(
+        &self,
+        m: &Memory,
+        successor: Option<MemoryId>,
+        strength: f64,
+    ) -> Result<String> {
+        let last_detail = |like: &str| -> Result<Option<(String, Millis)>> {
+            Ok(self
+                .conn
+                .query_row(
+                    "SELECT detail, at FROM events WHERE memory_id = ?1 AND detail LIKE ?2 ORDER BY at DESC, id DESC LIMIT 1",
+                    params![m.id, like],
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+                )
+                .optional()?)
+        };
+        let when = |t: Millis| engram_core::time::format(t);
+        Ok(match m.tier {
+            Tier::Active if m.pinned => "active and pinned: it leads every briefing".into(),
+            Tier::Active => format!(
+                "active: strength {strength:.3} is above the archive threshold {}",
+                self.config.archive_strength
+            ),
+            Tier::Superseded => {
+                let why = last_detail("superseded by%")?
+                    .or(last_detail("corrected by%")?)
+                    .map(|(d, t)| format!("{d} on {}", when(t)))
+                    .unwrap_or_default();
+                match successor {
+                    Some(s) => format!("superseded by #{s}: {why}"),
+                    None => format!("superseded: {why}"),
+                }
+            }
+            Tier::Archived => last_detail("%archived by maintenance%")?
+                .or(last_detail("consolidated into%")?)
+                .map(|(d, t)| format!("archived: {d} on {}", when(t)))
+                .unwrap_or_else(|| "archived".into()),
+            Tier::Trash => {
+                "in the trash: forgotten (restore brings it back; purge deletes it)".into()
+            }
+        })
+    }
+
     /// The memory that supersedes `id`, if any (newest first).
     pub(crate) fn successor_of(&self, id: MemoryId) -> Result<Option<MemoryId>> {
         Ok(self
@@ -1356,6 +1470,18 @@ impl Store {
             .query_row([id], |r| r.get(0))
             .optional()?)
     }
+}
+
+/// Sets a link (weight capped at 1) inside the caller's transaction.
+pub(crate) fn link_in(
+    conn: &rusqlite::Connection,
+    src: MemoryId,
+    dst: MemoryId,
+    kind: LinkKind,
+    weight: f64,
+    now: Millis,
+) -> Result<()> {
+    upsert_link(conn, src, dst, kind, weight, SetOrAdd::Set, 1.0, now)
 }
 
 #[derive(Clone, Copy)]

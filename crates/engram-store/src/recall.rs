@@ -75,6 +75,11 @@ pub struct RecallRequest {
     /// Pack hits, best first, until their content would exceed this many tokens (about
     /// four bytes each); the result says how many were used and how many hits were left out.
     pub token_budget: Option<usize>,
+    /// Recall what was true at this time: memories created by then and not yet superseded
+    /// (superseded ones included when they were still valid then). Default: now.
+    pub as_of: Option<engram_core::Millis>,
+    /// Fast recall includes superseded memories too (each names its successor).
+    pub include_superseded: bool,
 }
 
 impl RecallRequest {
@@ -89,6 +94,8 @@ impl RecallRequest {
             record_hits: true,
             session_id: None,
             token_budget: None,
+            as_of: None,
+            include_superseded: false,
         }
     }
 }
@@ -201,6 +208,12 @@ impl Store {
                 false,
             ),
         };
+        if let Some(at) = req.as_of {
+            // Associations reached over links are checked here.
+            ranked
+                .hits
+                .retain(|h| crate::search::valid_at(&h.memory, at));
+        }
         ranked.hits.truncate(req.limit);
         let mut tokens_used = None;
         let mut omitted = None;
@@ -289,8 +302,13 @@ impl Store {
         rooms: &Option<Vec<String>>,
         qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
+        let tiers = if req.as_of.is_some() || req.include_superseded {
+            vec![Tier::Active, Tier::Superseded]
+        } else {
+            vec![Tier::Active]
+        };
         let filter = Filter {
-            tiers: vec![Tier::Active],
+            tiers,
             kinds: kinds.clone(),
             exclude_kinds: if kinds.is_none() {
                 vec![Kind::Episode]
@@ -298,6 +316,7 @@ impl Store {
                 vec![]
             },
             rooms: rooms.clone(),
+            valid_at: req.as_of,
         };
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
@@ -317,7 +336,7 @@ impl Store {
         rooms: &Option<Vec<String>>,
         qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
-        let filter = Filter::outside_trash(kinds, rooms);
+        let filter = Filter::outside_trash(kinds, rooms).valid_at(req.as_of);
         let plan = engram_core::text::plan_query(&req.query);
         let cands = self.lexical_candidates(&plan, &filter, self.config.candidate_k, &[])?;
         let mut direct = self.rank(
@@ -391,7 +410,7 @@ impl Store {
         rooms: &Option<Vec<String>>,
         qvec: Option<&[f32]>,
     ) -> Result<Ranked> {
-        let filter = Filter::outside_trash(kinds, rooms);
+        let filter = Filter::outside_trash(kinds, rooms).valid_at(req.as_of);
         let plan = engram_core::text::plan_query(&req.query);
         let partial: Vec<String> = engram_core::text::split(&req.query)
             .words

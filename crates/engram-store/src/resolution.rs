@@ -48,19 +48,26 @@ const QUERY_CHARS: usize = 2000;
 
 impl Store {
     /// The active memories of `room` most similar to `text` (lexically, and by vector when
-    /// `vector` is given), closest first. Records (episodes, handoffs, progress) are left out.
+    /// `vector` is given), closest first. Only `kinds` when given; otherwise records
+    /// (episodes, handoffs, progress) are left out.
     pub(crate) fn neighbours(
         &mut self,
         text: &str,
         vector: Option<&[f32]>,
         room: &str,
         exclude: Option<MemoryId>,
+        kinds: Option<&[Kind]>,
     ) -> Result<Vec<Neighbour>> {
         let filter = Filter {
             tiers: vec![Tier::Active],
-            kinds: None,
-            exclude_kinds: vec![Kind::Episode, Kind::Handoff, Kind::Progress],
+            kinds: kinds.map(<[Kind]>::to_vec),
+            exclude_kinds: if kinds.is_some() {
+                vec![]
+            } else {
+                vec![Kind::Episode, Kind::Handoff, Kind::Progress]
+            },
             rooms: Some(vec![room.to_string()]),
+            valid_at: None,
         };
         let head: String = text.chars().take(QUERY_CHARS).collect();
         let plan = engram_core::text::plan_query(&head);
@@ -88,7 +95,9 @@ impl Store {
         let new_terms = resolve::terms(text);
         let mut out: Vec<Neighbour> = Vec::new();
         for m in self.load_many(&ids)? {
-            let lexical = resolve::jaccard(&new_terms, &resolve::terms(&m.content));
+            let old_terms = resolve::terms(&m.content);
+            let lexical = resolve::jaccard(&new_terms, &old_terms);
+            let contained = resolve::containment(&old_terms, &new_terms);
             let cosine = match (vector, cosines.get(&m.id)) {
                 (_, Some(c)) => Some(*c),
                 (Some(v), None) => self.cosine_with(v, m.id).map(f64::from),
@@ -102,6 +111,7 @@ impl Store {
                 closeness: lexical.max(cal_cos),
                 sim: Similarity {
                     lexical,
+                    contained,
                     cosine: cosine
                         .zip(cal.as_ref())
                         .map(|(c, cal)| resolve::calibrated(c, cal)),

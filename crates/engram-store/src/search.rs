@@ -27,6 +27,8 @@ pub(crate) struct Filter {
     pub exclude_kinds: Vec<Kind>,
     /// Only these rooms, when given.
     pub rooms: Option<Vec<String>>,
+    /// Only memories that were true at this time: created by then, and not yet superseded.
+    pub valid_at: Option<engram_core::Millis>,
 }
 
 impl Filter {
@@ -37,7 +39,13 @@ impl Filter {
             kinds: kinds.clone(),
             exclude_kinds: vec![],
             rooms: rooms.clone(),
+            valid_at: None,
         }
+    }
+
+    pub fn valid_at(mut self, at: Option<engram_core::Millis>) -> Filter {
+        self.valid_at = at;
+        self
     }
 
     /// `AND …` conditions on the memories alias `m`, and their parameters.
@@ -68,6 +76,10 @@ impl Filter {
             sql.push_str(&format!(" AND m.room IN ({})", placeholders(rooms.len())));
             params.extend(rooms.iter().map(|r| Value::Text(r.clone())));
         }
+        if let Some(at) = self.valid_at {
+            sql.push_str(" AND m.valid_from <= ? AND (m.valid_to IS NULL OR m.valid_to > ?)");
+            params.extend([Value::Integer(at), Value::Integer(at)]);
+        }
         (sql, params)
     }
 
@@ -85,7 +97,13 @@ impl Filter {
             && self.kinds.as_ref().is_none_or(|k| k.contains(&m.kind))
             && !self.exclude_kinds.contains(&m.kind)
             && self.rooms.as_ref().is_none_or(|r| r.contains(&m.room))
+            && self.valid_at.is_none_or(|at| valid_at(m, at))
     }
+}
+
+/// Whether a memory was true at `at`: it existed, and nothing had replaced it yet.
+pub(crate) fn valid_at(m: &engram_core::Memory, at: engram_core::Millis) -> bool {
+    m.valid_from <= at && m.valid_to.is_none_or(|t| t > at)
 }
 
 impl Store {

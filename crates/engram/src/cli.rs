@@ -44,8 +44,20 @@ pub enum Command {
     Pin(IdArg),
     /// Unpin a memory.
     Unpin(IdArg),
-    /// Show a memory with its activation, events and links.
-    Show(IdArg),
+    /// Show a memory with its activation, events and links (--history: its earlier texts).
+    Show(ShowArgs),
+    /// Why a memory is where it is: activation history, strength, links, revisions,
+    /// judgments, and the reason for its tier.
+    Explain(IdArg),
+    /// Record a verdict on a related memory a write offered (its judgment id).
+    Judge(JudgeArgs),
+    /// Consolidate near-identical memories and archive faded ones (nothing is deleted).
+    Maintain(MaintainArgs),
+    /// Memories due for review (decisions after 6 months, preferences after 3).
+    Review(ReviewArgs),
+    /// Clusters for the agent to summarise: `consolidation` (old similar episodes) or
+    /// `skill` (three or more similar memories).
+    Candidates(CandidatesArgs),
     /// Counts by kind, tier and room; links and events.
     Stats,
     /// Serve MCP over stdio (for a client that starts engram itself).
@@ -122,6 +134,12 @@ pub struct RecallArgs {
     /// Return only as many hits as fit in this many tokens (about 4 bytes each).
     #[arg(long)]
     pub token_budget: Option<usize>,
+    /// What was true at this time (RFC 3339 or YYYY-MM-DD).
+    #[arg(long, value_name = "TIME")]
+    pub as_of: Option<String>,
+    /// Include superseded memories in fast recall.
+    #[arg(long)]
+    pub include_superseded: bool,
     #[arg(long)]
     pub session: Option<String>,
 }
@@ -153,6 +171,58 @@ pub struct CorrectArgs {
 #[derive(Args, Debug)]
 pub struct IdArg {
     pub id: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    pub id: String,
+    /// Also print the memory's earlier texts (revisions), oldest first.
+    #[arg(long)]
+    pub history: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct JudgeArgs {
+    /// The judgment id (`rel-…`) from a write's candidates.
+    pub judgment_id: String,
+    /// related, compatible, scoped, conflicts_with, supersedes, not_conflict.
+    pub relation: String,
+    #[arg(long)]
+    pub reason: Option<String>,
+    #[arg(long)]
+    pub evidence: Option<String>,
+    /// 0–1 (default 1).
+    #[arg(long)]
+    pub confidence: Option<f64>,
+}
+
+#[derive(Args, Debug)]
+pub struct MaintainArgs {
+    /// Show what would change; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the log of earlier runs instead.
+    #[arg(long)]
+    pub log: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReviewArgs {
+    /// Confirm this memory is still true (its next review moves out).
+    #[arg(long, value_name = "ID")]
+    pub done: Option<String>,
+    #[arg(long)]
+    pub room: Option<String>,
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct CandidatesArgs {
+    /// `consolidation` or `skill`.
+    pub which: String,
+    #[arg(long)]
+    pub room: Option<String>,
 }
 
 #[derive(Args, Debug)]

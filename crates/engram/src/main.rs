@@ -264,6 +264,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 record_hits: !a.no_record,
                 session_id: a.session,
                 token_budget: a.token_budget,
+                as_of: a
+                    .as_of
+                    .as_deref()
+                    .map(|t| {
+                        engram_core::time::parse(t).ok_or_else(|| {
+                            engram_core::InputError::new(
+                                "as_of",
+                                format!("{t:?} is not an RFC 3339 time or a date"),
+                            )
+                        })
+                    })
+                    .transpose()?,
+                include_superseded: a.include_superseded,
             };
             let out = store.recall(&req)?;
             output::recall(&out, json);
@@ -336,7 +349,113 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Show(a) => {
             let store = open_store()?;
             let out = store.show(&IdRef::parse(&a.id)?)?;
-            output::show(&out, json);
+            output::show(&out, a.history, json);
+        }
+        Command::Explain(a) => {
+            let store = open_store()?;
+            let out = store.show(&IdRef::parse(&a.id)?)?;
+            output::explain(&out, json);
+        }
+        Command::Judge(a) => {
+            let mut store = open_store()?;
+            let out = store.judge(engram_store::maintain::Verdict {
+                judgment_id: a.judgment_id,
+                relation: a.relation,
+                reason: a.reason,
+                evidence: a.evidence,
+                confidence: a.confidence,
+                actor: Some("cli".into()),
+                actor_kind: Some("user".into()),
+                ..Default::default()
+            })?;
+            output::value(&out, json, |j| {
+                format!(
+                    "{}: #{} {} #{}",
+                    j.judgment_id,
+                    j.src,
+                    j.relation.as_deref().unwrap_or("?"),
+                    j.dst
+                )
+            });
+        }
+        Command::Maintain(a) => {
+            let mut store = open_store_with_model()?;
+            if a.log {
+                let runs = store.maintenance_log(20)?;
+                output::value(&runs, json, |r| {
+                    r.iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                });
+            } else {
+                let out = store.maintain(a.dry_run)?;
+                output::maintenance(&out, json);
+            }
+        }
+        Command::Review(a) => {
+            let mut store = open_store()?;
+            if let Some(id) = a.done {
+                let next = store.mark_reviewed(&IdRef::parse(&id)?)?;
+                output::value(&next.map(engram_core::time::format), json, |n| match n {
+                    Some(t) => format!("reviewed; next review after {t}"),
+                    None => "reviewed".into(),
+                });
+            } else {
+                let items = store.review_list(a.room.as_deref(), a.limit)?;
+                output::value(&items, json, |items| {
+                    if items.is_empty() {
+                        return "nothing is due for review".into();
+                    }
+                    items
+                        .iter()
+                        .map(|i| {
+                            format!(
+                                "#{} [{}] due {}: {}",
+                                i.id,
+                                i.kind,
+                                engram_core::time::format(i.review_after),
+                                output::excerpt(&i.excerpt, 100)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                });
+            }
+        }
+        Command::Candidates(a) => {
+            let mut store = open_store_with_model()?;
+            let clusters = match a.which.as_str() {
+                "consolidation" => store.consolidation_candidates(a.room.as_deref())?,
+                "skill" | "skills" => store.skill_candidates(a.room.as_deref())?,
+                other => {
+                    return Err(engram_core::InputError::new(
+                        "which",
+                        format!("{other:?}: use consolidation or skill"),
+                    )
+                    .into());
+                }
+            };
+            output::value(&clusters, json, |cs| {
+                if cs.is_empty() {
+                    return "no clusters".into();
+                }
+                cs.iter()
+                    .map(|c| {
+                        format!(
+                            "[{}] {}: {}",
+                            c.room,
+                            output::id_list(&c.ids),
+                            c.excerpts
+                                .iter()
+                                .map(|e| output::excerpt(e, 50))
+                                .collect::<Vec<_>>()
+                                .join(" | ")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
         }
         Command::Stats => {
             let store = open_store_with_model()?;

@@ -26,6 +26,10 @@ pub fn id_list(ids: &[i64]) -> String {
         .join(", ")
 }
 
+pub fn excerpt(s: &str, max: usize) -> String {
+    one_line(s, max)
+}
+
 fn one_line(s: &str, max: usize) -> String {
     let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= max {
@@ -124,7 +128,7 @@ pub fn recall(r: &RecallResult, as_json: bool) {
     );
 }
 
-pub fn show(d: &MemoryDetail, as_json: bool) {
+pub fn show(d: &MemoryDetail, history: bool, as_json: bool) {
     if as_json {
         return json(d);
     }
@@ -185,6 +189,97 @@ pub fn show(d: &MemoryDetail, as_json: bool) {
         );
     }
     println!("\n{}", m.content);
+    if history {
+        revisions(d);
+    }
+}
+
+fn revisions(d: &MemoryDetail) {
+    if d.revisions.is_empty() {
+        println!("\nno earlier revisions");
+        return;
+    }
+    for r in &d.revisions {
+        println!(
+            "\n--- revision {} (replaced by {} on {}) ---\n{}",
+            r.number,
+            r.reason,
+            time::format(r.at),
+            r.content
+        );
+    }
+}
+
+/// `show` plus the reasons: tier, strength, review date, judgments, every revision.
+pub fn explain(d: &MemoryDetail, as_json: bool) {
+    if as_json {
+        return json(d);
+    }
+    show(d, false, false);
+    println!("\nwhy here:   {}", d.tier_reason);
+    println!(
+        "strength:   {:.3} (maintenance archives below the archive_strength setting)",
+        d.strength
+    );
+    if let Some(t) = d.review_after {
+        println!("review:     due after {}", time::format(t));
+    }
+    println!("history (newest first):");
+    for e in &d.recent_events {
+        println!(
+            "  {} {} w={:.2}{}",
+            time::format(e.at),
+            e.kind,
+            e.weight,
+            e.detail
+                .as_ref()
+                .map(|d| format!(" — {d}"))
+                .unwrap_or_default()
+        );
+    }
+    for j in &d.judgments {
+        println!(
+            "judgment:   {} #{} {} #{} ({})",
+            j.judgment_id,
+            j.src,
+            j.relation.as_deref().unwrap_or("pending"),
+            j.dst,
+            j.status
+        );
+    }
+    revisions(d);
+}
+
+pub fn maintenance(r: &engram_store::maintain::MaintenanceReport, as_json: bool) {
+    value(r, as_json, |r| {
+        let mut out = format!(
+            "{}examined {} memories: {} clusters consolidated ({} archived into keepers), {} faded memories archived, {} protected by strong neighbours, {} due for review",
+            if r.dry_run { "dry run: " } else { "" },
+            r.examined,
+            r.consolidated.len(),
+            r.consolidated
+                .iter()
+                .map(|c| c.archived.len())
+                .sum::<usize>(),
+            r.archived.len(),
+            r.protected.len(),
+            r.due_for_review.len()
+        );
+        for c in &r.consolidated {
+            out.push_str(&format!(
+                "\n  keep #{} ← {}",
+                c.keeper,
+                id_list(&c.archived)
+            ));
+        }
+        for a in &r.archived {
+            out.push_str(&format!(
+                "\n  archive #{} (strength {:.4})",
+                a.id, a.strength
+            ));
+        }
+        out
+    });
 }
 
 pub fn stats(s: &Stats, lexical_reason: Option<&str>, as_json: bool) {

@@ -19,6 +19,7 @@ pub const PROFILE: &[&str] = &[
     "session_handoff",
     "track_failure",
     "track_progress",
+    "consolidate_memory",
     "memory_stats",
 ];
 
@@ -241,7 +242,7 @@ fn memory_stats(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         "total": full["total_memories"],
         "categories": categories,
         "avg_strength": avg,
-        "last_maintenance": Value::Null,
+        "last_maintenance": ctx.store.last_maintenance()?.map(engram_core::time::format),
         "fts_available": true,
         "engineering": {
             "failures": { "total": eng["failures_total"], "by_component": eng["failures_by_component"], "by_severity": eng["failures_by_severity"] },
@@ -250,8 +251,47 @@ fn memory_stats(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     }))
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ConsolidateArgs {
+    /// Seed A's namespace (engram's room); every room when absent.
+    #[serde(default)]
+    pub user_id: Option<String>,
+    #[serde(flatten)]
+    pub place: Place,
+}
+
+fn consolidate_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: ConsolidateArgs = parse(args)?;
+    let room = ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd);
+    let room = match (&room, &a.place.cwd) {
+        (None, Some(_)) => {
+            Some(engram_store::rooms::resolve(ctx.store.config(), None, a.place.cwd.as_deref())?.0)
+        }
+        _ => room,
+    };
+    let done = ctx.store.consolidate_now(room.as_deref())?;
+    let mut details = Vec::new();
+    for c in &done {
+        let kept = ctx.store.get(&engram_core::memory::IdRef::Id(c.keeper))?;
+        details.push(json!({ "kept": c.keeper, "removed": c.archived, "content": kept.content }));
+    }
+    let archived: usize = done.iter().map(|c| c.archived.len()).sum();
+    Ok(json!({
+        "result": format!("Consolidated {} clusters ({archived} memories archived into their keepers; nothing deleted)", done.len()),
+        "details": details,
+    }))
+}
+
 pub fn tools() -> Vec<ToolSpec> {
     vec![
+        ToolSpec {
+            name: "consolidate_memory",
+            title: "Consolidate memory",
+            description: "Merge clusters of near-identical memories into their strongest member now. The others are archived with derived_from links (never deleted).",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<ConsolidateArgs>,
+            call: consolidate_memory,
+        },
         ToolSpec {
             name: "recall_memory",
             title: "Recall memory",

@@ -33,6 +33,10 @@ pub const PROFILE: &[&str] = &[
     "mem_timeline",
     "mem_save_prompt",
     "mem_list_projects",
+    "mem_judge",
+    "mem_compare",
+    "mem_review",
+    "mem_merge_projects",
 ];
 
 /// C's project and scope, and the caller's directory.
@@ -711,8 +715,190 @@ fn mem_list_projects(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     Ok(json!({ "count": projects.len(), "projects": projects }))
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct JudgeArgs {
+    /// The pending relation's id (`rel-…`) from mem_save's candidates.
+    pub judgment_id: String,
+    /// related, compatible, scoped, conflicts_with, supersedes or not_conflict.
+    pub relation: String,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub evidence: Option<String>,
+    /// 0–1 (default 1.0).
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+fn mem_judge(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: JudgeArgs = parse(args)?;
+    let j = ctx.store.judge(engram_store::maintain::Verdict {
+        judgment_id: a.judgment_id,
+        relation: a.relation,
+        reason: a.reason,
+        evidence: a.evidence,
+        confidence: a.confidence,
+        session_id: a.session_id,
+        ..Default::default()
+    })?;
+    Ok(json!({ "relation": j }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CompareArgs {
+    pub memory_id_a: i64,
+    pub memory_id_b: i64,
+    /// related, compatible, scoped, conflicts_with, supersedes (a replaces b) or not_conflict.
+    pub relation: String,
+    /// 0–1.
+    pub confidence: f64,
+    /// Why, in at most 200 characters.
+    pub reasoning: String,
+    /// The model that judged.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+fn mem_compare(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: CompareArgs = parse(args)?;
+    if a.reasoning.chars().count() > 200 {
+        return Err(ToolError::field(
+            "reasoning",
+            format!(
+                "has {} characters, the limit is 200",
+                a.reasoning.chars().count()
+            ),
+        ));
+    }
+    let j = ctx.store.compare(
+        &id_ref(a.memory_id_a)?,
+        &id_ref(a.memory_id_b)?,
+        engram_store::maintain::Verdict {
+            relation: a.relation,
+            reason: Some(a.reasoning),
+            confidence: Some(a.confidence),
+            model: a.model,
+            ..Default::default()
+        },
+    )?;
+    Ok(json!({ "sync_id": j.judgment_id, "relation": j }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReviewArgs {
+    /// `list` or `mark_reviewed`.
+    pub action: String,
+    /// Only this project (default: all projects).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Most to list (default 10).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// With mark_reviewed: the memory.
+    #[serde(default, alias = "id")]
+    pub observation_id: Option<i64>,
+}
+
+fn mem_review(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: ReviewArgs = parse(args)?;
+    match a.action.as_str() {
+        "list" => {
+            let limit = a.limit.unwrap_or(10);
+            engram_core::limits::check_limit(limit)?;
+            let items = ctx.store.review_list(a.project.as_deref(), limit)?;
+            if items.is_empty() {
+                return Ok(json!({ "result": "No memories need review.", "observations": [] }));
+            }
+            let obs: Vec<Value> = items
+                .iter()
+                .map(|i| {
+                    json!({ "id": i.id, "title": i.title, "type": i.kind, "state": "needs_review",
+                            "project": i.room, "review_after": engram_core::time::format(i.review_after) })
+                })
+                .collect();
+            Ok(
+                json!({ "result": format!("Found {} memories needing review:", items.len()), "observations": obs }),
+            )
+        }
+        "mark_reviewed" => {
+            let Some(id) = a.observation_id else {
+                return Err(ToolError::field(
+                    "observation_id",
+                    "mark_reviewed needs the memory's id",
+                ));
+            };
+            let r = id_ref(id)?;
+            let next = ctx.store.mark_reviewed(&r)?;
+            let m = ctx.store.get(&r)?;
+            Ok(json!({ "id": m.id, "sync_id": m.uid, "state": "active",
+                       "review_after": next.map(engram_core::time::format) }))
+        }
+        other => Err(ToolError::field(
+            "action",
+            format!("{other:?} is not an action; use list or mark_reviewed"),
+        )),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MergeProjectsArgs {
+    /// The projects to merge away (a comma list).
+    pub from: String,
+    /// The project they become.
+    pub to: String,
+}
+
+fn mem_merge_projects(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: MergeProjectsArgs = parse(args)?;
+    let from: Vec<String> = a
+        .from
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    let moved = ctx.store.merge_rooms(&from, &a.to)?;
+    Ok(
+        json!({ "project": a.to, "result": format!("Merged {} into {:?}: {moved} observations moved", from.join(", "), a.to), "moved": moved }),
+    )
+}
+
 pub fn tools() -> Vec<ToolSpec> {
     vec![
+        ToolSpec {
+            name: "mem_judge",
+            title: "Judge a relation",
+            description: "Record your verdict on a pending relation mem_save returned (judgment_id): related, compatible, scoped, conflicts_with, supersedes or not_conflict.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<JudgeArgs>,
+            call: mem_judge,
+        },
+        ToolSpec {
+            name: "mem_compare",
+            title: "Compare two memories",
+            description: "Record a verdict on two memories by id (relation, confidence, reasoning ≤ 200 characters). Returns the relation's sync_id.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<CompareArgs>,
+            call: mem_compare,
+        },
+        ToolSpec {
+            name: "mem_review",
+            title: "Review memories",
+            description: "list: memories due for review (decisions after 6 months, preferences after 3); mark_reviewed: confirm one is still current.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<ReviewArgs>,
+            call: mem_review,
+        },
+        ToolSpec {
+            name: "mem_merge_projects",
+            title: "Merge projects",
+            description: "Move every observation, session and prompt of the `from` projects (comma list) into `to`.",
+            hints: DESTRUCTIVE,
+            schema: schema_of::<MergeProjectsArgs>,
+            call: mem_merge_projects,
+        },
         ToolSpec {
             name: "mem_save",
             title: "Save memory",

@@ -5,6 +5,7 @@
 //! (and no embedding model exists yet), so the handshake never waits. Tool calls run on a
 //! blocking thread holding the store's mutex; SQLite does the cross-process locking.
 
+pub mod admin;
 pub mod compat_a;
 pub mod compat_c;
 pub mod http;

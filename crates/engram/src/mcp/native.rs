@@ -129,6 +129,13 @@ pub struct RecallArgs {
     /// Return only as many hits as fit in this many tokens.
     #[serde(default)]
     pub token_budget: Option<usize>,
+    /// What was true at this time (RFC 3339 or YYYY-MM-DD): memories since superseded
+    /// are returned if they were valid then, later ones are not.
+    #[serde(default)]
+    pub as_of: Option<String>,
+    /// Include superseded memories in fast recall (each names its successor).
+    #[serde(default)]
+    pub include_superseded: Option<bool>,
     #[serde(flatten)]
     pub place: Place,
 }
@@ -151,6 +158,16 @@ fn recall(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         record_hits: a.record_hits.unwrap_or(true),
         session_id: a.session_id,
         token_budget: a.token_budget,
+        as_of: a
+            .as_of
+            .as_deref()
+            .map(|t| {
+                engram_core::time::parse(t).ok_or_else(|| {
+                    ToolError::field("as_of", format!("{t:?} is not an RFC 3339 time or a date"))
+                })
+            })
+            .transpose()?,
+        include_superseded: a.include_superseded.unwrap_or(false),
     };
     let out = ctx.store.recall(&req)?;
     let mut v = json(&out);
@@ -577,7 +594,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ToolSpec {
             name: "remember",
             title: "Remember",
-            description: "Store a memory: a decision, preference, fix, failure or fact worth keeping across sessions. Call it when the thing happens, one fact per memory. Repeating known content reinforces the existing memory. Returns the action taken and the id.",
+            description: "Store a memory: a decision, preference, fix, failure or fact worth keeping across sessions. Call it when the thing happens, one fact per memory. engram resolves it against the room: a repeat reinforces, added detail merges, a change (\"we switched from X to Y\") supersedes the old memory, a topic_key updates that topic. Returns the action, the id, and related candidates to judge. Secrets are redacted.",
             hints: WRITE,
             schema: schema_of::<RememberArgs>,
             call: remember,

@@ -223,6 +223,7 @@ pub fn json<T: serde::Serialize>(v: &T) -> Value {
 /// Every tool, in the order `tools/list` shows them within a profile.
 pub fn registry() -> Vec<ToolSpec> {
     let mut all = super::native::tools();
+    all.extend(super::admin::tools());
     all.extend(super::compat_a::tools());
     all.extend(super::compat_c::tools());
     all
@@ -262,13 +263,23 @@ pub const ADMIN: &[&str] = &[
     "restore",
     "session_start",
     "session_end",
+    "review",
+    "judge",
+    "maintain",
+    "consolidation_candidates",
+    "mark_consolidated",
+    "skill_candidates",
 ];
 
 /// The tool names a `--tools` value selects: a profile name, or a comma list of tool names
 /// and profiles. Unknown names are an error naming them.
 pub fn select(spec: &str) -> Result<Vec<&'static str>, String> {
     let reg = registry();
-    let native: Vec<&'static str> = super::native::tools().iter().map(|t| t.name).collect();
+    let native: Vec<&'static str> = super::native::tools()
+        .iter()
+        .chain(super::admin::tools().iter())
+        .map(|t| t.name)
+        .collect();
     let mut out: Vec<&'static str> = Vec::new();
     let mut push = |names: &[&'static str]| {
         for n in names {
@@ -298,7 +309,12 @@ pub fn select(spec: &str) -> Result<Vec<&'static str>, String> {
                 &super::compat_c::PROFILE
                     .iter()
                     .copied()
-                    .filter(|t| !matches!(*t, "mem_delete" | "mem_stats" | "mem_timeline"))
+                    .filter(|t| {
+                        !matches!(
+                            *t,
+                            "mem_delete" | "mem_stats" | "mem_timeline" | "mem_merge_projects"
+                        )
+                    })
                     .collect::<Vec<_>>(),
             ),
             name => match reg.iter().find(|t| t.name == name) {

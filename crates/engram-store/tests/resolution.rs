@@ -1,0 +1,528 @@
+//! Write-path resolution, validity, judgments and maintenance on a real on-disk store,
+//! lexical mode (the hashing-free path every install has). Recall quality with a real
+//! model is covered in `semantic.rs`.
+
+use engram_core::memory::IdRef;
+use engram_core::{Config, DAY_MS, Kind, Millis, Tier};
+use engram_store::maintain::Verdict;
+use engram_store::{Mode, RecallRequest, RememberAction, RememberOutcome, RememberRequest, Store};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+const T0: Millis = 1_790_000_000_000;
+
+struct Fixture {
+    store: Store,
+    clock: Arc<AtomicI64>,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(AtomicI64::new(T0));
+        let c = clock.clone();
+        let store = Store::open(&dir.path().join("engram.db"), Config::default())
+            .unwrap()
+            .with_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+        Fixture {
+            store,
+            clock,
+            _dir: dir,
+        }
+    }
+
+    fn advance(&self, ms: Millis) {
+        self.clock.fetch_add(ms, Ordering::SeqCst);
+    }
+
+    fn now(&self) -> Millis {
+        self.clock.load(Ordering::SeqCst)
+    }
+
+    fn put(&mut self, content: &str) -> RememberOutcome {
+        self.advance(1000);
+        self.store
+            .remember(RememberRequest {
+                content: content.into(),
+                room: Some("app".into()),
+                ..Default::default()
+            })
+            .unwrap()
+    }
+
+    fn put_with(&mut self, req: RememberRequest) -> RememberOutcome {
+        self.advance(1000);
+        self.store
+            .remember(RememberRequest {
+                room: Some("app".into()),
+                ..req
+            })
+            .unwrap()
+    }
+
+    fn recall(&mut self, q: &str) -> Vec<i64> {
+        let mut r = RecallRequest::new(q);
+        r.room = Some("app".into());
+        r.limit = 10;
+        r.record_hits = false;
+        self.store
+            .recall(&r)
+            .unwrap()
+            .hits
+            .iter()
+            .map(|h| h.memory.id)
+            .collect()
+    }
+
+    fn tier(&self, id: i64) -> Tier {
+        self.store.get(&IdRef::Id(id)).unwrap().tier
+    }
+}
+
+#[test]
+fn each_resolution_action() {
+    let mut f = Fixture::new();
+    let a = f.put("The API uses JWT tokens for authentication.");
+    assert_eq!(a.action, RememberAction::Created);
+
+    // An exact repeat, whitespace and case aside.
+    let r = f.put("the API uses JWT tokens  for authentication.");
+    assert_eq!((r.action, r.id), (RememberAction::Reinforced, a.id));
+
+    // Nearly the same words, nothing new: reinforced.
+    let r = f.put("The API uses JWT tokens for its authentication!");
+    assert_eq!((r.action, r.id), (RememberAction::Reinforced, a.id));
+
+    // Close, adding information: merged, prior text kept as a revision.
+    let m = f.put(
+        "The API uses JWT tokens for authentication. Tokens expire after fifteen minutes and refresh silently.",
+    );
+    assert_eq!((m.action, m.id), (RememberAction::Merged, a.id));
+    assert_eq!(m.revision, Some(2));
+    let d = f.store.show(&IdRef::Id(a.id)).unwrap();
+    assert!(d.memory.content.contains("fifteen minutes"));
+    assert_eq!(d.revisions.len(), 1);
+    assert_eq!(
+        d.revisions[0].content,
+        "The API uses JWT tokens for authentication."
+    );
+    assert_eq!(d.revisions[0].reason, "merge");
+
+    // A contradiction: a new memory supersedes the old one.
+    let db = f.put("The project database is PostgreSQL.");
+    let s = f.put("We switched from PostgreSQL to SQLite for the project database.");
+    assert_eq!(s.action, RememberAction::Superseded);
+    assert_eq!(s.touched, vec![db.id]);
+    assert_eq!(
+        s.conflict.as_ref().unwrap().kind,
+        engram_core::contradiction::ConflictKind::ChangeOfState
+    );
+    let old = f.store.get(&IdRef::Id(db.id)).unwrap();
+    assert_eq!(old.tier, Tier::Superseded);
+    assert!(old.valid_to.is_some());
+
+    // Unrelated: a new memory.
+    let n = f.put("Deploys go out every Tuesday after the standup.");
+    assert_eq!(n.action, RememberAction::Created);
+
+    // Topic key: C's upsert, prior text as a revision, revision count in the result.
+    let t1 = f.put_with(RememberRequest {
+        content: "Auth model: sessions in cookies".into(),
+        topic_key: Some("architecture/auth-model".into()),
+        kind: Some(Kind::Decision),
+        ..Default::default()
+    });
+    let t2 = f.put_with(RememberRequest {
+        content: "Auth model: JWT with refresh tokens".into(),
+        topic_key: Some("Architecture/Auth-Model ".into()),
+        ..Default::default()
+    });
+    assert_eq!((t2.action, t2.id), (RememberAction::Updated, t1.id));
+    assert_eq!(t2.revision, Some(2));
+    let d = f.store.show(&IdRef::Id(t1.id)).unwrap();
+    assert_eq!(d.memory.content, "Auth model: JWT with refresh tokens");
+    assert_eq!(
+        d.memory.kind,
+        Kind::Fact,
+        "the new write's kind wins, as in C"
+    );
+    assert_eq!(d.revisions[0].content, "Auth model: sessions in cookies");
+}
+
+#[test]
+fn resolution_can_be_turned_off_per_write() {
+    let mut f = Fixture::new();
+    let a = f.put("The retry budget is five attempts.");
+    let b = f.put_with(RememberRequest {
+        content: "The retry budget is three attempts.".into(),
+        resolve: Some(false),
+        ..Default::default()
+    });
+    assert_eq!(b.action, RememberAction::Created);
+    assert_eq!(f.tier(a.id), Tier::Active);
+}
+
+/// Each contradiction cue, through the store, in three languages.
+#[test]
+fn contradictions_supersede_in_three_languages() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "We deploy the app with Heroku.",
+            "We moved away from Heroku; the app deploys with Fly.io now.",
+        ),
+        (
+            "Use npm to install packages.",
+            "Use pnpm instead of npm to install packages.",
+        ),
+        (
+            "The team uses Jenkins for CI.",
+            "We replaced Jenkins with GitHub Actions for CI.",
+        ),
+        (
+            "I use Vim for editing code.",
+            "I stopped using Vim for editing code.",
+        ),
+        (
+            "Tests run on Python 3.9.",
+            "Tests no longer run on Python 3.9.",
+        ),
+        (
+            "I like dark mode in the editor.",
+            "I don't like dark mode in the editor.",
+        ),
+        ("I prefer tabs over spaces.", "I prefer spaces over tabs."),
+        (
+            "The API listens on port 8080.",
+            "The API listens on port 9090.",
+        ),
+        (
+            "データベースはPostgreSQLを使っている",
+            "データベースをPostgreSQLからSQLiteに切り替えた",
+        ),
+        ("エディタはVimを使っている", "エディタのVimをやめた"),
+        ("ダークモードが好き", "ダークモードは好きではない"),
+        (
+            "项目数据库使用PostgreSQL",
+            "项目数据库从PostgreSQL换成了SQLite",
+        ),
+        ("我用Vim写代码", "我不再用Vim写代码"),
+        ("我喜欢深色主题", "我不喜欢深色主题"),
+    ];
+    for (old, new) in cases {
+        let mut f = Fixture::new();
+        let o = f.put(old);
+        let n = f.put(new);
+        assert_eq!(
+            n.action,
+            RememberAction::Superseded,
+            "{old:?} → {new:?}: {n:?}"
+        );
+        assert_eq!(f.tier(o.id), Tier::Superseded, "{old:?}");
+    }
+}
+
+#[test]
+fn latest_truth_ranks_first_and_as_of_sees_the_past() {
+    let mut f = Fixture::new();
+    f.put("Logging goes to stdout in JSON.");
+    let pg = f.put("The project's database is PostgreSQL 15.");
+    let before_switch = f.now();
+    f.advance(DAY_MS);
+    let sq = f.put("We switched from PostgreSQL to SQLite for the project's database.");
+    assert_eq!(sq.action, RememberAction::Superseded);
+    for q in [
+        "what database does the project use",
+        "project database",
+        "PostgreSQL",
+    ] {
+        let ids = f.recall(q);
+        assert_eq!(ids.first(), Some(&sq.id), "{q}: {ids:?}");
+        assert!(!ids.contains(&pg.id), "superseded stays out of fast: {q}");
+    }
+    // Asked about the past, the old truth is what was valid.
+    let mut r = RecallRequest::new("project database");
+    r.room = Some("app".into());
+    r.as_of = Some(before_switch);
+    r.record_hits = false;
+    let hits = f.store.recall(&r).unwrap().hits;
+    assert_eq!(hits.first().map(|h| h.memory.id), Some(pg.id));
+    assert!(hits.iter().all(|h| h.memory.id != sq.id));
+    assert_eq!(hits[0].superseded_by, Some(sq.id));
+    // include_superseded shows both, the old one naming its successor.
+    let mut r = RecallRequest::new("project database");
+    r.room = Some("app".into());
+    r.include_superseded = true;
+    let hits = f.store.recall(&r).unwrap().hits;
+    let old = hits.iter().find(|h| h.memory.id == pg.id).unwrap();
+    assert_eq!(old.superseded_by, Some(sq.id));
+    // Deep recall names the successor too.
+    let mut r = RecallRequest::new("PostgreSQL 15");
+    r.room = Some("app".into());
+    r.mode = Mode::Deep;
+    let hits = f.store.recall(&r).unwrap().hits;
+    assert!(
+        hits.iter()
+            .any(|h| h.memory.id == pg.id && h.superseded_by == Some(sq.id))
+    );
+}
+
+#[test]
+fn candidates_are_judged_and_supersedes_retires_the_old_memory() {
+    let mut f = Fixture::new();
+    let a = f.put("Releases are cut from the main branch on Fridays.");
+    let b = f.put("Hotfix releases are cut from release branches.");
+    assert_eq!(b.action, RememberAction::Created);
+    let c = b
+        .candidates
+        .iter()
+        .find(|c| c.id == a.id)
+        .expect("the related memory is offered");
+    // A bad verdict is refused and changes nothing.
+    let err = f
+        .store
+        .judge(Verdict {
+            judgment_id: c.judgment_id.clone(),
+            relation: "maybe".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("relation"), "{err}");
+    let err = f
+        .store
+        .judge(Verdict {
+            judgment_id: c.judgment_id.clone(),
+            relation: "related".into(),
+            confidence: Some(1.5),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("confidence"), "{err}");
+    assert!(
+        f.store
+            .judge(Verdict {
+                judgment_id: "rel-0000000000000000".into(),
+                relation: "related".into(),
+                ..Default::default()
+            })
+            .is_err()
+    );
+    let j = f
+        .store
+        .judge(Verdict {
+            judgment_id: c.judgment_id.clone(),
+            relation: "supersedes".into(),
+            reason: Some("hotfix policy replaces the old one".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(j.status, "judged");
+    assert_eq!(f.tier(a.id), Tier::Superseded);
+    let d = f.store.show(&IdRef::Id(a.id)).unwrap();
+    assert_eq!(d.superseded_by, Some(b.id));
+    assert!(d.tier_reason.contains("superseded by"), "{}", d.tier_reason);
+}
+
+#[test]
+fn redaction_before_storing_and_indexing() {
+    let mut f = Fixture::new();
+    let out = f.put(
+        "Staging DB is postgres://app:s3cr3t-pw@db.internal/app and the key is sk-proj-abcdefghijklmnopqrstuvwxyz <private>home address</private>",
+    );
+    let kinds: Vec<&str> = out.redacted.iter().map(|r| r.kind).collect();
+    assert!(kinds.contains(&"url_password"), "{kinds:?}");
+    assert!(kinds.contains(&"openai_key"), "{kinds:?}");
+    assert!(kinds.contains(&"private_span"), "{kinds:?}");
+    let m = f.store.get(&IdRef::Id(out.id)).unwrap();
+    assert!(!m.content.contains("s3cr3t"));
+    assert!(!m.content.contains("sk-proj"));
+    assert!(!m.content.contains("home address"));
+    assert!(
+        m.content
+            .contains("postgres://app:[REDACTED]@db.internal/app")
+    );
+    assert!(f.recall("s3cr3t").is_empty());
+    // Only secrets: nothing left to store is an error, not an empty memory.
+    let err = f
+        .store
+        .remember(RememberRequest {
+            content: "<private>all of it</private>".into(),
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .map(|o| o.action);
+    assert!(err.is_ok(), "a redaction mark is still content: {err:?}");
+}
+
+#[test]
+fn maintenance_archives_faded_memories_unless_a_strong_neighbour_protects_them() {
+    let mut f = Fixture::new();
+    let lone = f.put("The staging cluster runs in eu-west-1.");
+    let anchor = f.put("Feature flags live in LaunchDarkly.");
+    let chained = f.put_with(RememberRequest {
+        content: "Flag names use kebab case with a team prefix.".into(),
+        related: vec![IdRef::Id(anchor.id)],
+        ..Default::default()
+    });
+    f.advance(200 * DAY_MS);
+    // The anchor is used; the others are not.
+    f.store
+        .reinforce(&[IdRef::Id(anchor.id)], 1.0, None)
+        .unwrap();
+    let preview = f.store.maintain(true).unwrap();
+    assert!(preview.archived.iter().any(|a| a.id == lone.id));
+    assert_eq!(f.tier(lone.id), Tier::Active, "a dry run changes nothing");
+    let r = f.store.maintain(false).unwrap();
+    assert!(r.archived.iter().any(|a| a.id == lone.id), "{r:?}");
+    assert!(r.protected.contains(&chained.id), "{r:?}");
+    assert_eq!(f.tier(lone.id), Tier::Archived);
+    assert_eq!(f.tier(chained.id), Tier::Active);
+    assert_eq!(f.tier(anchor.id), Tier::Active);
+    let d = f.store.show(&IdRef::Id(lone.id)).unwrap();
+    assert!(
+        d.tier_reason.contains("archived by maintenance"),
+        "{}",
+        d.tier_reason
+    );
+    // Archived is never lost: deep recall finds it.
+    let mut q = RecallRequest::new("staging cluster region");
+    q.room = Some("app".into());
+    q.mode = Mode::Deep;
+    assert!(
+        f.store
+            .recall(&q)
+            .unwrap()
+            .hits
+            .iter()
+            .any(|h| h.memory.id == lone.id)
+    );
+    assert_eq!(f.store.maintenance_log(10).unwrap().len(), 2);
+    assert!(f.store.last_maintenance().unwrap().is_some());
+    assert!(!f.store.maintenance_due().unwrap());
+}
+
+#[test]
+fn consolidation_folds_clusters_without_losing_anything() {
+    let mut f = Fixture::new();
+    let raw = |f: &mut Fixture, c: &str, imp: f64| {
+        f.put_with(RememberRequest {
+            content: c.into(),
+            importance: Some(imp),
+            resolve: Some(false),
+            ..Default::default()
+        })
+        .id
+    };
+    let a = raw(&mut f, "Run the linter before every commit to main.", 0.5);
+    let b = raw(
+        &mut f,
+        "Run the linter before every commit to main, with autofix enabled.",
+        0.8,
+    );
+    let c = raw(&mut f, "Run the linter before every commit to main!", 0.4);
+    let other = raw(&mut f, "The cache expires after ten minutes.", 0.5);
+    let r = f.store.maintain(false).unwrap();
+    assert_eq!(r.consolidated.len(), 1, "{r:?}");
+    let cl = &r.consolidated[0];
+    assert_eq!(cl.keeper, b, "the most important member keeps: {r:?}");
+    let mut archived = cl.archived.clone();
+    archived.sort();
+    assert_eq!(archived, vec![a, c]);
+    assert_eq!(f.tier(other), Tier::Active);
+    for id in [a, c] {
+        assert_eq!(f.tier(id), Tier::Archived);
+        // Reachable in deep mode, and linked from the keeper.
+        let mut q = RecallRequest::new("linter commit");
+        q.room = Some("app".into());
+        q.mode = Mode::Deep;
+        let hits = f.store.recall(&q).unwrap().hits;
+        assert!(hits.iter().any(|h| h.memory.id == id), "#{id} lost");
+        let d = f.store.show(&IdRef::Id(b)).unwrap();
+        assert!(
+            d.links
+                .iter()
+                .any(|l| l.dst == id && l.kind == engram_core::LinkKind::DerivedFrom)
+        );
+    }
+    assert_eq!(
+        f.store.stats().unwrap().total_memories,
+        4,
+        "nothing deleted"
+    );
+}
+
+#[test]
+fn review_dates_follow_kind() {
+    let mut f = Fixture::new();
+    let d = f.put_with(RememberRequest {
+        content: "We chose Rust for the engine.".into(),
+        kind: Some(Kind::Decision),
+        ..Default::default()
+    });
+    let p = f.put_with(RememberRequest {
+        content: "The user prefers short answers.".into(),
+        kind: Some(Kind::Preference),
+        ..Default::default()
+    });
+    f.put("Ports above 1024 need no root.");
+    assert!(f.store.review_list(None, 10).unwrap().is_empty());
+    f.advance(100 * DAY_MS);
+    let due: Vec<i64> = f
+        .store
+        .review_list(None, 10)
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(due, vec![p.id]);
+    f.advance(100 * DAY_MS);
+    let due: Vec<i64> = f
+        .store
+        .review_list(None, 10)
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(due, vec![p.id, d.id]);
+    let next = f.store.mark_reviewed(&IdRef::Id(p.id)).unwrap().unwrap();
+    assert!(next > f.now());
+    assert_eq!(f.store.review_list(None, 10).unwrap().len(), 1);
+}
+
+#[test]
+fn candidate_clusters_for_the_agent() {
+    let mut f = Fixture::new();
+    let ep = |f: &mut Fixture, c: &str| {
+        f.put_with(RememberRequest {
+            content: c.into(),
+            kind: Some(Kind::Episode),
+            ..Default::default()
+        })
+        .id
+    };
+    let e1 = ep(
+        &mut f,
+        "Debugged the flaky login test; the fixture leaked a session.",
+    );
+    let e2 = ep(
+        &mut f,
+        "Debugged the flaky login test again; the fixture leaked a session cookie.",
+    );
+    ep(&mut f, "Wrote the release notes for version two.");
+    assert!(
+        f.store.consolidation_candidates(None).unwrap().is_empty(),
+        "too recent"
+    );
+    f.advance(15 * DAY_MS);
+    let c = f.store.consolidation_candidates(None).unwrap();
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].ids, vec![e1, e2]);
+    let summary = f.put("Flaky login tests come from fixtures leaking sessions.");
+    let done = f
+        .store
+        .mark_consolidated(&[IdRef::Id(e1), IdRef::Id(e2)], &IdRef::Id(summary.id))
+        .unwrap();
+    assert_eq!(done, vec![e1, e2]);
+    assert_eq!(f.tier(e1), Tier::Archived);
+    assert!(f.store.consolidation_candidates(None).unwrap().is_empty());
+}
