@@ -137,6 +137,11 @@ async def flow_compat_a(c, room):
     check("memory_id" in r and "result" in r, r)
     r = data(await call(c, "memory_stats", {"user_id": room}))
     check(r["total"] >= 3 and "engineering" in r and "avg_strength" in r, r)
+    r = data(await call(c, "store_memory", {"content": "Staging runs on port 8080", "importance": 0.5, "user_id": room}))
+    r = data(await call(c, "store_memory", {"content": "Staging runs on port 9090", "importance": 0.5, "user_id": room}))
+    check(r["result"].startswith("Replaced contradicting memory"), r)
+    r = data(await call(c, "consolidate_memory", {"user_id": room}))
+    check(r["result"].startswith("Consolidated") and isinstance(r["details"], list), r)
     e = await call(c, "update_memory", {"memory_id": 999999, "new_content": "x"}, expect_error=True)
     check("memory_id" in text(e), text(e))
     e = await call(c, "store_memory", {"content": "x"}, expect_error=True)
@@ -184,6 +189,10 @@ C_REQUIRED = {
     "mem_timeline": {"observation_id"},
     "mem_save_prompt": {"content"},
     "mem_list_projects": set(),
+    "mem_judge": {"judgment_id", "relation"},
+    "mem_compare": {"memory_id_a", "memory_id_b", "relation", "confidence", "reasoning"},
+    "mem_review": {"action"},
+    "mem_merge_projects": {"from", "to"},
 }
 
 
@@ -229,12 +238,54 @@ async def flow_compat_c(c, room):
     check(any(p["name"] == room and p["prompt_count"] == 1 and p["session_count"] == 1 for p in r["projects"]), r)
     r = data(await call(c, "mem_current_project", {}))
     check("project" in r and "available_projects" in r, r)
+    # C's judgment flow: a related save comes back with candidates to judge.
+    a = data(await call(c, "mem_save", {"title": "Release cadence", "content": "Releases are cut from main on Fridays", "project": room}))
+    b = data(await call(c, "mem_save", {"title": "Hotfix releases", "content": "Hotfix releases are cut from release branches", "project": room}))
+    check(b["judgment_required"] is True and b["candidates"][0]["id"] == a["id"], b)
+    check("CONFLICT REVIEW PENDING" in b["result"], b)
+    e = await call(c, "mem_judge", {"judgment_id": b["judgment_id"], "relation": "maybe"}, expect_error=True)
+    check("relation" in text(e), text(e))
+    r = data(await call(c, "mem_judge", {"judgment_id": b["judgment_id"], "relation": "compatible", "reason": "different release kinds"}))
+    check(r["relation"]["status"] == "judged" and r["relation"]["relation"] == "compatible", r)
+    r = data(await call(c, "mem_compare", {"memory_id_a": b["id"], "memory_id_b": a["id"], "relation": "scoped", "confidence": 0.8, "reasoning": "hotfixes only"}))
+    check(r["sync_id"].startswith("rel-"), r)
+    r = data(await call(c, "mem_review", {"action": "list", "project": room}))
+    check(r["result"] == "No memories need review.", r)
+    r = data(await call(c, "mem_merge_projects", {"from": room + "-old", "to": room}))
+    check(r["moved"] == 0, r)
+
+
+async def flow_admin(c, room):
+    """Write-path resolution, validity, judgments, review and maintenance over MCP."""
+    old = data(await call(c, "remember", {"content": "The project database is PostgreSQL.", "room": room}))
+    new = data(await call(c, "remember", {"content": "We switched from PostgreSQL to SQLite for the project database.", "room": room}))
+    check(new["action"] == "superseded" and new["touched"] == [old["id"]], new)
+    hits = data(await call(c, "recall", {"query": "project database", "room": room}))
+    check(hits["hits"][0]["id"] == new["id"], hits)
+    past = data(await call(c, "recall", {"query": "project database", "room": room, "as_of": "2000-01-01"}))
+    check(past["hits"] == [], past)
+    e = await call(c, "recall", {"query": "x", "as_of": "last tuesday"}, expect_error=True)
+    check("as_of" in text(e), text(e))
+    both = data(await call(c, "recall", {"query": "project database", "room": room, "include_superseded": True}))
+    check(any(h["id"] == old["id"] and h["superseded_by"] == new["id"] for h in both["hits"]), both)
+    secret = data(await call(c, "remember", {"content": "CI token is ghp_abcdefghijklmnopqrstuvwxyz0123456789", "room": room}))
+    check(secret["redacted"][0]["kind"] == "github_token", secret)
+    x = data(await call(c, "explain", {"id": old["id"]}))
+    check(x["tier_reason"].startswith("superseded by"), x)
+    r = data(await call(c, "maintain", {"dry_run": True}))
+    check(r["dry_run"] is True and "archived" in r, r)
+    r = data(await call(c, "review", {"action": "list", "room": room}))
+    check(r["count"] == 0, r)
+    r = data(await call(c, "consolidation_candidates", {"room": room}))
+    check(r["count"] == 0, r)
+    e = await call(c, "judge", {"judgment_id": "rel-0", "relation": "related"}, expect_error=True)
+    check("judgment_id" in text(e), text(e))
 
 
 PROFILES = {
     "core": [flow_native, flow_context_and_hub],
     "engineering": [flow_native, flow_context_and_hub, flow_engineering],
-    "admin": [flow_native],
+    "admin": [flow_native, flow_admin],
     "all": [flow_native],
     "compat-a": [flow_compat_a],
     "compat-b": [flow_compat_b],
@@ -243,7 +294,7 @@ PROFILES = {
 
 EXPECTED_TOOLS = {
     "core": {"remember", "recall", "reinforce", "correct", "forget", "context", "handoff"},
-    "compat-a": {"recall_memory", "store_memory", "update_memory", "session_handoff", "track_failure", "track_progress", "memory_stats"},
+    "compat-a": {"recall_memory", "store_memory", "update_memory", "session_handoff", "track_failure", "track_progress", "consolidate_memory", "memory_stats"},
     "compat-b": {"remember", "recall", "reinforce", "correct", "link", "forget", "stats"},
 }
 

@@ -144,20 +144,30 @@ pub fn decide(
         return Decision::Related;
     }
     let close = sim.lexical >= bands.lexical_reinforce || cos >= bands.cosine_reinforce;
-    let mergeable = sim.lexical >= bands.lexical_merge
-        || cos >= bands.cosine_merge
+    // A merge adds to what the memory says: the new text must keep most of the old one's
+    // terms. Swapping words ("sprint 12: login" → "sprint 13: billing") is another fact,
+    // however close the vectors are.
+    let mergeable = ((sim.lexical >= bands.lexical_merge || cos >= bands.cosine_merge)
+        && sim.contained >= MERGE_CONTAINED)
         || (sim.contained >= CONTAINED && sim.lexical >= bands.lexical_related);
-    if close || mergeable {
+    if mergeable {
         return match merge_text(existing, incoming) {
             Some(text) => Decision::Merge { text },
             None => Decision::Reinforce,
         };
+    }
+    if close {
+        // The same thing said differently.
+        return Decision::Reinforce;
     }
     Decision::Related
 }
 
 /// [`Similarity::contained`] at or above this: the new text restates the old one.
 pub const CONTAINED: f64 = 0.9;
+
+/// A merge needs at least this share of the old memory's terms in the new text.
+pub const MERGE_CONTAINED: f64 = 0.75;
 
 /// The share of `a`'s terms that `b` holds.
 pub fn containment(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
@@ -167,9 +177,9 @@ pub fn containment(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     a.intersection(b).count() as f64 / a.len() as f64
 }
 
-/// Words the incoming text has that the existing one lacks (seed A: fewer than three new
-/// words is nothing new).
-pub const MERGE_MIN_NEW_WORDS: usize = 3;
+/// Words the incoming text must add to be worth merging (seed A used three; two keeps
+/// "and Redis for caching" while a reworded repeat still only reinforces).
+pub const MERGE_MIN_NEW_WORDS: usize = 2;
 
 /// The merged content, or `None` when the incoming text adds nothing worth keeping.
 /// A text containing the other wins whole; otherwise the new paragraph is appended.
@@ -197,6 +207,15 @@ mod tests {
             lexical,
             contained: 0.0,
             cosine,
+        }
+    }
+
+    /// The new text keeps every term of the old one.
+    fn elaborates(lexical: f64) -> Similarity {
+        Similarity {
+            lexical,
+            contained: 1.0,
+            cosine: None,
         }
     }
 
@@ -244,7 +263,7 @@ mod tests {
             decide(
                 "The API uses JWT tokens.",
                 "The API uses JWT tokens. They expire after fifteen minutes and refresh silently.",
-                sim(0.7, None),
+                elaborates(0.7),
                 &b,
                 true
             ),
@@ -256,7 +275,7 @@ mod tests {
         match decide(
             "Deploys run from the main branch.",
             "Deploys run from the main branch after the nightly smoke tests pass green.",
-            sim(0.62, None),
+            elaborates(0.62),
             &b,
             true,
         ) {
@@ -282,6 +301,21 @@ mod tests {
                 "Deploys use Docker.",
                 "Docker images are built in CI.",
                 sim(0.35, None),
+                &b,
+                true
+            ),
+            Decision::Related
+        );
+        // Close vectors but swapped words: another fact, not a merge.
+        assert_eq!(
+            decide(
+                "Sprint 12 goal: ship the login page.",
+                "Sprint 13 goal: ship the billing page.",
+                Similarity {
+                    lexical: 0.5,
+                    contained: 0.67,
+                    cosine: Some(1.6)
+                },
                 &b,
                 true
             ),

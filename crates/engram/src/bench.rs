@@ -32,6 +32,10 @@ fn apply_model_flag(model: &Option<String>) {
     }
 }
 
+pub(crate) fn config() -> anyhow::Result<Config> {
+    bench_config()
+}
+
 fn bench_config() -> anyhow::Result<Config> {
     let env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| k.starts_with("ENGRAM_"))
@@ -49,6 +53,7 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
         BenchCommand::Locomo(a) => locomo(a, as_json),
         BenchCommand::McpStartup(a) => mcp_startup(a.runs, as_json),
         BenchCommand::Embed(a) => embed(a, as_json),
+        BenchCommand::Resolve(a) => crate::bench_resolve::run(a, as_json),
     }
 }
 

@@ -255,6 +255,22 @@ pub enum BenchCommand {
     McpStartup(BenchStartupArgs),
     /// Embedding throughput of the configured model, batch 1 and batch 32.
     Embed(BenchEmbedArgs),
+    /// Accuracy of write-path resolution (created/reinforced/merged/superseded) on
+    /// labelled cases in English, Japanese and Chinese.
+    Resolve(BenchResolveArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchResolveArgs {
+    /// A JSONL file of cases (default: the built-in ones).
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+    /// Ignore the embedding model: lexical only.
+    #[arg(long)]
+    pub lexical: bool,
+    /// The embedding model (a name or a folder); default: the configured one.
+    #[arg(long)]
+    pub model: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -4,6 +4,7 @@
 //! 0 success, 2 a request the caller can fix (bad input, unknown id), 1 anything else.
 
 mod bench;
+mod bench_resolve;
 mod cli;
 mod mcp;
 mod models;
@@ -170,6 +171,11 @@ fn run_server(
             Ok(None) => tracing::info!("no embedding model installed; recall is lexical"),
             Err(e) => tracing::warn!("{e:#}; recall is lexical"),
         });
+    }
+    // Maintenance in the background, after the model has had time to load.
+    {
+        let shared = shared.clone();
+        std::thread::spawn(move || shared.maintenance_loop(std::time::Duration::from_secs(30)));
     }
     if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         eprintln!(

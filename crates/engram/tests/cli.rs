@@ -317,7 +317,8 @@ fn many_processes_at_once_never_fail_with_database_is_locked() {
                         &h,
                         &[
                             "remember",
-                            &format!("process {p} wrote note {i}"),
+                            // Distinct words: resolution keeps all 48 apart.
+                            &format!("w{p}x{i} written by a process"),
                             "--room",
                             "app",
                         ],
@@ -327,7 +328,7 @@ fn many_processes_at_once_never_fail_with_database_is_locked() {
                         "remember failed: {}",
                         String::from_utf8_lossy(&out.stderr)
                     );
-                    let out = engram(&h, &["recall", &format!("process {p}"), "--room", "app"]);
+                    let out = engram(&h, &["recall", &format!("w{p}x0"), "--room", "app"]);
                     assert!(
                         out.status.success(),
                         "recall failed: {}",

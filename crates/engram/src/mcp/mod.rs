@@ -136,6 +136,35 @@ impl Shared {
         }
     }
 
+    /// Runs maintenance when it is due (every `maintenance_interval_hours`, once at start
+    /// when overdue), forever, on a connection of its own so tool calls are never held up.
+    /// The last run's time lives in the store, so several servers share one schedule.
+    pub fn maintenance_loop(self: Arc<Self>, first_delay: std::time::Duration) {
+        std::thread::sleep(first_delay);
+        loop {
+            match (self.opener)() {
+                Ok(mut store) => {
+                    let embedder = self.embedder.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    store.set_embedder(embedder);
+                    match store.maintenance_due() {
+                        Ok(true) => match store.maintain(false) {
+                            Ok(r) => tracing::info!(
+                                consolidated = r.consolidated.len(),
+                                archived = r.archived.len(),
+                                "maintenance ran"
+                            ),
+                            Err(e) => tracing::warn!("maintenance: {e}"),
+                        },
+                        Ok(false) => {}
+                        Err(e) => tracing::warn!("maintenance: {e}"),
+                    }
+                }
+                Err(e) => tracing::warn!("maintenance: cannot open the store: {e:#}"),
+            }
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+
     pub fn tool_names(&self) -> Vec<&'static str> {
         self.tools.iter().map(|t| t.name).collect()
     }
