@@ -60,6 +60,27 @@ pub fn detect(old: &str, new: &str) -> Option<Conflict> {
     preference_flip(&o, &n)
 }
 
+/// Verbs that report a new value ("raised to", "upgraded to"): not part of the statement.
+const UPDATE_VERBS: &[&str] = &[
+    "rais", "upgrad", "downgrad", "increas", "decreas", "reduc", "lower", "bump", "chang", "updat",
+    "adjust", "extend", "shorten", "set", "mov", "run", "now", "been",
+];
+
+/// Whether both texts carry numbers and they differ (another sprint, another version):
+/// such texts are distinct instances, never repeats of each other.
+pub fn numbers_differ(old: &str, new: &str) -> bool {
+    // "2am" and "02:00" name the same hour: leading zeros and zero fields do not count.
+    let digits = |s: &str| -> std::collections::BTreeSet<String> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .map(|t| t.trim_start_matches('0'))
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (a, b) = (digits(old), digits(new));
+    !a.is_empty() && !b.is_empty() && a != b
+}
+
 const NUMBER_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve", "twenty", "thirty", "fifty", "hundred", "thousand",
@@ -89,7 +110,7 @@ fn value_change(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     let words = |a: &Analysis| -> std::collections::BTreeSet<String> {
         a.content
             .iter()
-            .filter(|w| !is_number(w))
+            .filter(|w| !is_number(w) && !UPDATE_VERBS.contains(&w.as_str()))
             .cloned()
             .collect()
     };
@@ -99,7 +120,7 @@ fn value_change(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     }
     let (wo, wn) = (words(o), words(n));
     let same_words = if wo.is_empty() && wn.is_empty() {
-        cjk_overlap(&o.raw, &n.raw)
+        cjk_shared(&o.raw, &n.raw) >= 2
     } else {
         let inter = wo.intersection(&wn).count();
         inter > 0 && inter as f64 / wo.union(&wn).count() as f64 >= 0.75
@@ -153,7 +174,8 @@ struct Choice {
 
 impl Analysis {
     fn of(text: &str) -> Analysis {
-        let raw = text.to_lowercase().replace(['’', '‘'], "'");
+        // Code spans are names, not language: `make migrate` is no migration.
+        let raw = mask_code(&text.to_lowercase().replace(['’', '‘'], "'"));
         let toks = tokens(&raw);
         let content: Vec<String> = toks
             .iter()
@@ -275,6 +297,23 @@ fn preference_flip(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     })
 }
 
+/// Replaces each `code span` with one neutral word.
+fn mask_code(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_code = false;
+    for c in s.chars() {
+        if c == '`' {
+            if !in_code {
+                out.push_str(" codespan ");
+            }
+            in_code = !in_code;
+        } else if !in_code {
+            out.push(c);
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------------------
 // English
 
@@ -295,8 +334,7 @@ fn tokens(lower: &str) -> Vec<Tok> {
         }
     };
     for c in lower.chars() {
-        if c.is_alphanumeric() && !crate::text::is_cjk(c) || c == '\'' || c == '-' && !w.is_empty()
-        {
+        if c.is_alphanumeric() && !crate::text::is_cjk(c) || c == '\'' {
             w.push(c);
         } else {
             flush(&mut w, &mut out);
@@ -321,9 +359,10 @@ pub fn stem(word: &str) -> String {
         return w.to_string();
     }
     if w.len() == 3 {
-        // "use" must meet "used"; "see" stays.
-        return match w.strip_suffix('e') {
-            Some(b) if !b.ends_with('e') => b.to_string(),
+        // "use" must meet "used"; "see" stays; "PRs" meets "PR".
+        return match (w.strip_suffix('e'), w.strip_suffix('s')) {
+            (Some(b), _) if !b.ends_with('e') => b.to_string(),
+            (_, Some(b)) if !b.ends_with(['s', 'u', 'i']) => b.to_string(),
             _ => w.to_string(),
         };
     }
@@ -558,9 +597,9 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
             ) {
                 j += 1;
             }
-            if raw_at(j) == "from" {
+            if raw_at(j) == "from" || (raw_at(j) == "off" && st != "go") {
                 return Some(Change {
-                    cue: format!("{raw} from"),
+                    cue: format!("{raw} {}", raw_at(j)),
                     left: phrase_after(toks, ws[j].0 + 1, 3),
                 });
             }
@@ -586,6 +625,32 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
             return Some(Change {
                 cue: raw.to_string(),
                 left,
+            });
+        }
+        // X has been decommissioned / was retired / is deprecated
+        if matches!(
+            st,
+            "decommission" | "retir" | "deprecat" | "sunset" | "remov" | "abandon" | "drop"
+        ) && k > 0
+            && matches!(
+                raw_at(k - 1),
+                "been" | "was" | "were" | "is" | "are" | "got"
+            )
+        {
+            return Some(Change {
+                cue: raw.to_string(),
+                left: phrase_before(toks, ws[k - 1].0, 3),
+            });
+        }
+        // "…, not X": X is what it no longer is.
+        if raw == "not"
+            && i > 0
+            && toks[i - 1] == Tok::Break
+            && !phrase_after(toks, i + 1, 3).is_empty()
+        {
+            return Some(Change {
+                cue: ", not".into(),
+                left: phrase_after(toks, i + 1, 3),
             });
         }
         // instead of X / rather than X
@@ -618,7 +683,7 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
         // stopped using X / quit X / gave up (on) X / ditched X / dropped X / deprecated X
         if matches!(
             st,
-            "stop" | "quit" | "ditch" | "drop" | "abandon" | "deprecat" | "retir"
+            "stop" | "quit" | "ditch" | "drop" | "abandon" | "deprecat" | "retir" | "decommission"
         ) || (matches!(st, "gave" | "giv") && raw_at(k + 1) == "up")
         {
             // "never stop", "don't stop": not a change.
@@ -741,6 +806,8 @@ fn english_choice(toks: &[Tok]) -> Option<Choice> {
 /// `(phrase, what comes before it names what was left)`.
 const CJK_CHANGES: &[(&str, bool)] = &[
     // Japanese
+    ("をやめ", true),
+    ("はやめ", true),
     ("をやめた", true),
     ("をやめました", true),
     ("をやめる", true),
@@ -804,7 +871,18 @@ fn cjk_change(raw: &str) -> Option<Change> {
     for (open, verbs) in [
         (
             "から",
-            &["切り替え", "切替", "移行", "変更", "乗り換え", "移っ"][..],
+            &[
+                "切り替え",
+                "切替",
+                "移行",
+                "変更",
+                "乗り換え",
+                "移っ",
+                "載せ替え",
+                "置き換え",
+                "移し",
+                "変え",
+            ][..],
         ),
         (
             "从",
@@ -956,6 +1034,11 @@ fn cjk_polarity(raw: &str) -> Option<i8> {
 
 /// Whether two texts share a CJK bigram (their subject, when words cannot be split).
 fn cjk_overlap(a: &str, b: &str) -> bool {
+    cjk_shared(a, b) > 0
+}
+
+/// How many distinct content CJK bigrams two texts share.
+fn cjk_shared(a: &str, b: &str) -> usize {
     let grams = |s: &str| -> Vec<String> {
         let cs: Vec<char> = s.chars().collect();
         cs.windows(2)
@@ -963,19 +1046,20 @@ fn cjk_overlap(a: &str, b: &str) -> bool {
             .map(|w| w.iter().collect())
             .collect()
     };
-    let ga = grams(a);
-    if ga.is_empty() {
-        return false;
-    }
+    let mut ga = grams(a);
+    ga.sort();
+    ga.dedup();
     let gb = grams(b);
-    ga.iter().any(|g| {
-        gb.contains(g)
-            && !CJK_NEGATIVE
-                .iter()
-                .chain(CJK_POSITIVE)
-                .any(|w| w.contains(g.as_str()))
-            && !["使っ", "って", "いる", "ない", "した", "ます", "です"].contains(&g.as_str())
-    })
+    ga.iter()
+        .filter(|g| {
+            gb.contains(g)
+                && !CJK_NEGATIVE
+                    .iter()
+                    .chain(CJK_POSITIVE)
+                    .any(|w| w.contains(g.as_str()))
+                && !["使っ", "って", "いる", "ない", "した", "ます", "です"].contains(&g.as_str())
+        })
+        .count()
 }
 
 #[cfg(test)]

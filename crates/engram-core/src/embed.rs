@@ -40,6 +40,9 @@ pub struct Calibration {
     pub paraphrase: f32,
     /// Where the same statement reworded slightly lands (the reinforce band).
     pub duplicate: f32,
+    /// Whether cosines mean anything for Chinese and Japanese text (an English-only
+    /// model maps them to near-random vectors).
+    pub multilingual: bool,
 }
 
 impl Calibration {
@@ -60,18 +63,21 @@ pub fn calibration(model_id: &str) -> Calibration {
             unrelated: 0.76,
             paraphrase: 0.92,
             duplicate: 0.97,
+            multilingual: true,
         }
     } else if id.contains("hash-ngram") {
         Calibration {
             unrelated: 0.2,
             paraphrase: 0.8,
             duplicate: 0.95,
+            multilingual: true,
         }
     } else {
         Calibration {
             unrelated: 0.15,
             paraphrase: 0.6,
             duplicate: 0.9,
+            multilingual: false,
         }
     }
 }

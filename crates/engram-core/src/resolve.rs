@@ -40,6 +40,9 @@ pub struct Bands {
     pub lexical_reinforce: f64,
     pub lexical_merge: f64,
     pub lexical_related: f64,
+    /// The same for mostly Chinese or Japanese text (character pairs).
+    pub lexical_merge_cjk: f64,
+    pub lexical_related_cjk: f64,
     pub cosine_reinforce: f64,
     pub cosine_merge: f64,
     pub cosine_related: f64,
@@ -51,7 +54,9 @@ impl Default for Bands {
             lexical_reinforce: 0.85,
             lexical_merge: 0.6,
             lexical_related: 0.3,
-            cosine_reinforce: 2.0,
+            lexical_merge_cjk: 0.45,
+            lexical_related_cjk: 0.15,
+            cosine_reinforce: 1.7,
             cosine_merge: 1.5,
             cosine_related: 0.6,
         }
@@ -125,11 +130,20 @@ pub fn decide(
     same_kind: bool,
 ) -> Decision {
     let cos = sim.cosine.unwrap_or(0.0);
-    let related = sim.lexical >= bands.lexical_related || cos >= bands.cosine_related;
+    // Character pairs overlap less than words for the same relatedness: CJK text gets
+    // its own lexical bands.
+    let cjk = text::mostly_cjk(existing) || text::mostly_cjk(incoming);
+    let (lex_related, lex_merge) = if cjk {
+        (bands.lexical_related_cjk, bands.lexical_merge_cjk)
+    } else {
+        (bands.lexical_related, bands.lexical_merge)
+    };
+    let related =
+        sim.lexical >= lex_related || cos >= bands.cosine_related || sim.contained >= CONTAINED;
     if !related {
-        // A change that names what it left ("replaced Jenkins with …") needs less overlap:
-        // the named thing is the link.
-        if sim.lexical >= bands.lexical_related / 2.0
+        // A change that names what it left ("replaced Jenkins with …", "webpackはやめた")
+        // needs no more overlap than that name: it is the link.
+        if sim.lexical > 0.0
             && let Some(conflict) = contradiction::detect(existing, incoming)
             && conflict.named
         {
@@ -143,13 +157,23 @@ pub fn decide(
     if !same_kind {
         return Decision::Related;
     }
-    let close = sim.lexical >= bands.lexical_reinforce || cos >= bands.cosine_reinforce;
-    // A merge adds to what the memory says: the new text must keep most of the old one's
-    // terms. Swapping words ("sprint 12: login" → "sprint 13: billing") is another fact,
-    // however close the vectors are.
-    let mergeable = ((sim.lexical >= bands.lexical_merge || cos >= bands.cosine_merge)
-        && sim.contained >= MERGE_CONTAINED)
-        || (sim.contained >= CONTAINED && sim.lexical >= bands.lexical_related);
+    // Different numbers with the rest alike is another instance (sprint 12, sprint 13),
+    // unless it was a value change (handled above).
+    let distinct = contradiction::numbers_differ(existing, incoming);
+    let close =
+        !distinct && (sim.lexical >= bands.lexical_reinforce || cos >= bands.cosine_reinforce);
+    // A merge adds to what the memory says: the new text must keep the old one's terms,
+    // the more of them the less else is needed. Swapping words ("sprint 12: login" →
+    // "sprint 13: billing") is another fact, however close the vectors are.
+    let mergeable = !distinct
+        && (sim.contained >= CONTAINED
+            || (sim.contained >= MOSTLY_CONTAINED && sim.lexical >= lex_related)
+            || (sim.contained >= MERGE_CONTAINED
+                && (sim.lexical >= lex_merge || cos >= bands.cosine_merge)));
+    if close && sim.contained < MOSTLY_CONTAINED {
+        // The same thing in other words: nothing to fold in.
+        return Decision::Reinforce;
+    }
     if mergeable {
         return match merge_text(existing, incoming) {
             Some(text) => Decision::Merge { text },
@@ -167,11 +191,17 @@ pub fn decide(
 pub const CONTAINED: f64 = 0.9;
 
 /// A merge needs at least this share of the old memory's terms in the new text.
-pub const MERGE_CONTAINED: f64 = 0.75;
+pub const MERGE_CONTAINED: f64 = 0.5;
+
+/// With this share of the old terms kept, a related text merges.
+pub const MOSTLY_CONTAINED: f64 = 0.8;
+
+/// Terms a memory needs before "the new text holds all of them" means anything.
+pub const MIN_TERMS_FOR_CONTAINMENT: usize = 3;
 
 /// The share of `a`'s terms that `b` holds.
 pub fn containment(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
-    if a.is_empty() {
+    if a.len() < MIN_TERMS_FOR_CONTAINMENT {
         return 0.0;
     }
     a.intersection(b).count() as f64 / a.len() as f64
@@ -186,7 +216,17 @@ pub const MERGE_MIN_NEW_WORDS: usize = 2;
 pub fn merge_text(existing: &str, incoming: &str) -> Option<String> {
     let old = terms(existing);
     let new = terms(incoming);
-    let added = new.difference(&old).count();
+    // New information: new words, and new CJK characters (reordered CJK makes new pairs
+    // but says nothing new).
+    let chars = |s: &str| -> BTreeSet<char> { s.chars().filter(|c| text::is_cjk(*c)).collect() };
+    let words = |t: &BTreeSet<String>| -> BTreeSet<String> {
+        t.iter()
+            .filter(|w| !w.chars().any(text::is_cjk))
+            .cloned()
+            .collect()
+    };
+    let added = words(&new).difference(&words(&old)).count()
+        + chars(incoming).difference(&chars(existing)).count() / 2;
     if added < MERGE_MIN_NEW_WORDS {
         return None;
     }
@@ -225,6 +265,7 @@ mod tests {
             unrelated: 0.2,
             paraphrase: 0.6,
             duplicate: 0.9,
+            multilingual: false,
         };
         assert_eq!(calibrated(0.1, &cal), 0.0);
         assert!((calibrated(0.4, &cal) - 0.5).abs() < 1e-6);

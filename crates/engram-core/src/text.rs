@@ -343,6 +343,19 @@ pub fn like_escape(s: &str) -> String {
     out
 }
 
+/// Whether a text is mostly Chinese, Japanese or Korean (a third or more of its letters).
+pub fn mostly_cjk(s: &str) -> bool {
+    let (mut cjk, mut other) = (0usize, 0usize);
+    for c in s.chars() {
+        if is_cjk(c) {
+            cjk += 1;
+        } else if c.is_alphanumeric() {
+            other += 1;
+        }
+    }
+    cjk > 0 && cjk * 3 >= (cjk + other)
+}
+
 /// Content normalised for exact-duplicate detection: whitespace collapsed, lower-cased.
 pub fn normalize_for_dedup(content: &str) -> String {
     content

@@ -93,6 +93,9 @@ impl Store {
             .as_ref()
             .map(|e| engram_core::embed::calibration(e.model_id()));
         let new_terms = resolve::terms(text);
+        // An English-only model puts CJK text at near-random points: its cosines would
+        // only add noise there.
+        let new_cjk = engram_core::text::mostly_cjk(text);
         let mut out: Vec<Neighbour> = Vec::new();
         for m in self.load_many(&ids)? {
             let old_terms = resolve::terms(&m.content);
@@ -103,6 +106,10 @@ impl Store {
                 (Some(v), None) => self.cosine_with(v, m.id).map(f64::from),
                 _ => None,
             };
+            let cosine = cosine.filter(|_| {
+                cal.is_some_and(|c| c.multilingual)
+                    || !(new_cjk || engram_core::text::mostly_cjk(&m.content))
+            });
             let cal_cos = match (cosine, &cal) {
                 (Some(c), Some(cal)) => resolve::calibrated(c, cal) / 2.0,
                 _ => 0.0,

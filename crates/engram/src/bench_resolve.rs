@@ -85,9 +85,21 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
             e.1 += 1;
         }
         if !ok {
+            // The two measures resolution saw, to help calibrate the bands.
+            let old_text = c.existing.last().map(String::as_str).unwrap_or("");
+            let lexical = engram_core::resolve::jaccard(
+                &engram_core::resolve::terms(old_text),
+                &engram_core::resolve::terms(&c.new),
+            );
+            let cosine = embedder.as_ref().and_then(|e| {
+                let v = e.embed_documents(&[old_text, c.new.as_str()]).ok()?;
+                Some(engram_core::embed::dot(&v[0], &v[1]))
+            });
             misses.push(
                 json!({ "lang": c.lang, "existing": c.existing, "new": c.new,
                                 "expected": c.expect, "got": got,
+                                "lexical": (lexical * 100.0).round() / 100.0,
+                                "cosine": cosine.map(|c| (c * 100.0).round() / 100.0),
                                 "conflict": out.conflict }),
             );
         }
@@ -120,10 +132,12 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
     }
     for m in &misses {
         println!(
-            "  miss [{}] expected {} got {}: {} → {}",
+            "  miss [{}] expected {} got {} (lexical {}, cosine {}): {} → {}",
             m["lang"].as_str().unwrap_or(""),
             m["expected"],
             m["got"],
+            m["lexical"],
+            m["cosine"],
             m["existing"],
             m["new"]
         );

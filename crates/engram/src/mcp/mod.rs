@@ -144,7 +144,11 @@ impl Shared {
         loop {
             match (self.opener)() {
                 Ok(mut store) => {
-                    let embedder = self.embedder.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    let embedder = self
+                        .embedder
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .clone();
                     store.set_embedder(embedder);
                     match store.maintenance_due() {
                         Ok(true) => match store.maintain(false) {
