@@ -87,8 +87,8 @@ const NUMBER_WORDS: &[&str] = &[
 ];
 
 fn is_number(w: &str) -> bool {
-    // `w` is a stem ("five" is stored as "fiv").
-    w.chars().all(|c| c.is_ascii_digit()) || NUMBER_WORDS.iter().any(|n| stem(n) == w)
+    // `w` is a stem ("five" is stored as "fiv"); "10mb", "30s" and "2am" count as numbers.
+    w.starts_with(|c: char| c.is_ascii_digit()) || NUMBER_WORDS.iter().any(|n| stem(n) == w)
 }
 
 /// Every other word the same, a number different: the value was changed.
@@ -119,11 +119,31 @@ fn value_change(o: &Analysis, n: &Analysis) -> Option<Conflict> {
         return None;
     }
     let (wo, wn) = (words(o), words(n));
+    // "was lowered to", "now expire after": a new value is being reported, so a shared
+    // subject (two words) is enough.
+    let reports_update = n
+        .raw
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| UPDATE_VERBS.contains(&stem(w).as_str()) || w == "now")
+        || [
+            "改成",
+            "改为",
+            "调到",
+            "调整",
+            "变成",
+            "に変更",
+            "に引き",
+            "になった",
+        ]
+        .iter()
+        .any(|c| n.raw.contains(c));
     let same_words = if wo.is_empty() && wn.is_empty() {
         cjk_shared(&o.raw, &n.raw) >= 2
     } else {
         let inter = wo.intersection(&wn).count();
-        inter > 0 && inter as f64 / wo.union(&wn).count() as f64 >= 0.75
+        let smaller = wo.len().min(wn.len()).max(1);
+        (inter > 0 && inter as f64 / wo.union(&wn).count() as f64 >= 0.75)
+            || (reports_update && inter >= 2 && inter as f64 / smaller as f64 >= 0.5)
     };
     same_words.then(|| Conflict {
         kind: ConflictKind::ValueChange,
@@ -143,6 +163,8 @@ struct Analysis {
     content: Vec<String>,
     change: Option<Change>,
     polarity: Option<i8>,
+    /// English only: each liking, use, rejection or negation with what it is about.
+    stances: Vec<Stance>,
     choice: Option<Choice>,
 }
 
@@ -188,12 +210,14 @@ impl Analysis {
             .collect();
         let change = english_change(&toks).or_else(|| cjk_change(&raw));
         let polarity = english_polarity(&toks).or_else(|| cjk_polarity(&raw));
+        let stances = english_stances(&toks);
         let choice = english_choice(&toks);
         Analysis {
             raw,
             content,
             change,
             polarity,
+            stances,
             choice,
         }
     }
@@ -249,6 +273,20 @@ fn polarity_flip(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     let (po, pn) = (o.polarity?, n.polarity?);
     if po == pn || !o.shares_content_with(n) {
         return None;
+    }
+    // In English the two attitudes must be about the same thing: one object word in
+    // common, or the same verb ("don't use an ORM" / "uses Diesel"). "Never commit .env"
+    // and "keep secrets in 1Password" are both true at once.
+    if !o.stances.is_empty() && !n.stances.is_empty() {
+        let opposed = o.stances.iter().any(|a| {
+            n.stances.iter().any(|b| {
+                a.sign != b.sign
+                    && (a.verb == b.verb || a.about.iter().any(|w| b.about.contains(w)))
+            })
+        });
+        if !opposed {
+            return None;
+        }
     }
     Some(Conflict {
         kind: ConflictKind::PolarityFlip,
@@ -597,6 +635,15 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
             ) {
                 j += 1;
             }
+            // "migrated CI from X", "moved the web app off X": the object may come first.
+            if !matches!(raw_at(j), "from" | "off" | "to")
+                && let Some(d) = (1..=4).find(|d| {
+                    matches!(raw_at(j + d), "from" | "off")
+                        && ws[j..=j + d].windows(2).all(|w| w[1].0 == w[0].0 + 1)
+                })
+            {
+                j += d;
+            }
             if raw_at(j) == "from" || (raw_at(j) == "off" && st != "go") {
                 return Some(Change {
                     cue: format!("{raw} {}", raw_at(j)),
@@ -627,10 +674,29 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
                 left,
             });
         }
+        // has left X / is leaving X
+        if matches!(raw, "left" | "leaving" | "quitting")
+            && k > 0
+            && matches!(raw_at(k - 1), "has" | "have" | "had" | "is" | "are" | "'ve")
+        {
+            return Some(Change {
+                cue: raw.to_string(),
+                left: phrase_after(toks, i + 1, 3),
+            });
+        }
         // X has been decommissioned / was retired / is deprecated
         if matches!(
             st,
-            "decommission" | "retir" | "deprecat" | "sunset" | "remov" | "abandon" | "drop"
+            "decommission"
+                | "retir"
+                | "deprecat"
+                | "sunset"
+                | "remov"
+                | "abandon"
+                | "drop"
+                | "delet"
+                | "disabl"
+                | "shut"
         ) && k > 0
             && matches!(
                 raw_at(k - 1),
@@ -715,6 +781,67 @@ fn english_change(toks: &[Tok]) -> Option<Change> {
         }
     }
     None
+}
+
+/// One attitude in a text: its sign, its verb's stem, and the content words after it in
+/// the same clause.
+#[derive(Debug, Clone)]
+struct Stance {
+    sign: i8,
+    verb: String,
+    about: Vec<String>,
+}
+
+fn english_stances(toks: &[Tok]) -> Vec<Stance> {
+    let mut out = Vec::new();
+    let mut negated_until: Option<usize> = None;
+    let clause_after = |from: usize| -> Vec<String> {
+        toks.iter()
+            .skip(from)
+            .take_while(|t| **t != Tok::Break)
+            .filter_map(|t| match t {
+                Tok::Word { raw, stem } if !is_function_word(raw) && !is_cue_stem(stem) => {
+                    Some(stem.clone())
+                }
+                _ => None,
+            })
+            .take(6)
+            .collect()
+    };
+    for (idx, t) in toks.iter().enumerate() {
+        let Tok::Word { raw, stem } = t else {
+            negated_until = None;
+            continue;
+        };
+        if NEGATIONS.contains(&raw.as_str()) {
+            if raw == "never" {
+                out.push(Stance {
+                    sign: -1,
+                    verb: "never".into(),
+                    about: clause_after(idx + 1),
+                });
+            }
+            negated_until = Some(idx + 4);
+            continue;
+        }
+        let sign = if NEGATIVE.contains(&stem.as_str()) {
+            -1
+        } else if POSITIVE.contains(&stem.as_str()) {
+            if negated_until.is_some_and(|u| idx <= u) {
+                -1
+            } else {
+                1
+            }
+        } else {
+            continue;
+        };
+        out.push(Stance {
+            sign,
+            verb: stem.clone(),
+            about: clause_after(idx + 1),
+        });
+    }
+    out
 }
 
 /// +1 when the text affirms a liking or a use, −1 when it rejects or negates one.
@@ -830,6 +957,8 @@ const CJK_CHANGES: &[(&str, bool)] = &[
     ("ではなく", true),
     ("じゃなく", true),
     // Chinese
+    ("已经下线", true),
+    ("下线了", true),
     ("不再使用", false),
     ("不再用", false),
     ("不再", false),
@@ -970,6 +1099,8 @@ fn cjk_tail(before: &str) -> String {
 }
 
 const CJK_NEGATIVE: &[&str] = &[
+    "ないで",
+    "不用再",
     // Japanese
     "嫌い",
     "苦手",
@@ -998,6 +1129,9 @@ const CJK_NEGATIVE: &[&str] = &[
     "不要",
 ];
 const CJK_POSITIVE: &[&str] = &[
+    "ほしい",
+    "欲しい",
+    "希望",
     // Japanese
     "好き",
     "好む",

@@ -56,8 +56,8 @@ impl Default for Bands {
             lexical_related: 0.3,
             lexical_merge_cjk: 0.45,
             lexical_related_cjk: 0.15,
-            cosine_reinforce: 1.7,
-            cosine_merge: 1.5,
+            cosine_reinforce: 1.6,
+            cosine_merge: 1.4,
             cosine_related: 0.6,
         }
     }
@@ -165,10 +165,11 @@ pub fn decide(
     // A merge adds to what the memory says: the new text must keep the old one's terms,
     // the more of them the less else is needed. Swapping words ("sprint 12: login" →
     // "sprint 13: billing") is another fact, however close the vectors are.
+    let mostly = if cjk { CJK_CONTAINED } else { MOSTLY_CONTAINED };
     let mergeable = !distinct
         && (sim.contained >= CONTAINED
-            || (sim.contained >= MOSTLY_CONTAINED && sim.lexical >= lex_related)
-            || (sim.contained >= MERGE_CONTAINED
+            || (sim.contained >= mostly && sim.lexical >= lex_related)
+            || (sim.contained >= MERGE_CONTAINED.max(if cjk { mostly } else { 0.0 })
                 && (sim.lexical >= lex_merge || cos >= bands.cosine_merge)));
     if close && sim.contained < MOSTLY_CONTAINED {
         // The same thing in other words: nothing to fold in.
@@ -192,6 +193,9 @@ pub const CONTAINED: f64 = 0.9;
 
 /// A merge needs at least this share of the old memory's terms in the new text.
 pub const MERGE_CONTAINED: f64 = 0.5;
+
+/// The same for CJK text, whose character pairs survive rewording less often.
+pub const CJK_CONTAINED: f64 = 0.6;
 
 /// With this share of the old terms kept, a related text merges.
 pub const MOSTLY_CONTAINED: f64 = 0.8;

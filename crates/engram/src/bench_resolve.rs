@@ -84,13 +84,15 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
             e.0 += ok as usize;
             e.1 += 1;
         }
-        if !ok {
-            // The two measures resolution saw, to help calibrate the bands.
+        if !ok || a.all {
+            // The measures resolution saw, to help calibrate the bands.
             let old_text = c.existing.last().map(String::as_str).unwrap_or("");
-            let lexical = engram_core::resolve::jaccard(
-                &engram_core::resolve::terms(old_text),
-                &engram_core::resolve::terms(&c.new),
+            let (ot, nt) = (
+                engram_core::resolve::terms(old_text),
+                engram_core::resolve::terms(&c.new),
             );
+            let lexical = engram_core::resolve::jaccard(&ot, &nt);
+            let contained = engram_core::resolve::containment(&ot, &nt);
             let cosine = embedder.as_ref().and_then(|e| {
                 let v = e.embed_documents(&[old_text, c.new.as_str()]).ok()?;
                 Some(engram_core::embed::dot(&v[0], &v[1]))
@@ -98,13 +100,25 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
             misses.push(
                 json!({ "lang": c.lang, "existing": c.existing, "new": c.new,
                                 "expected": c.expect, "got": got,
+                                "ok": ok,
                                 "lexical": (lexical * 100.0).round() / 100.0,
+                                "contained": (contained * 100.0).round() / 100.0,
                                 "cosine": cosine.map(|c| (c * 100.0).round() / 100.0),
                                 "conflict": out.conflict }),
             );
         }
     }
     let correct: usize = by_lang.values().map(|v| v.0).sum();
+    let shown = misses.len();
+    let mut listed = Vec::new();
+    let misses: Vec<serde_json::Value> = misses
+        .into_iter()
+        .filter(|m| {
+            listed.push(m.clone());
+            m["ok"] == json!(false)
+        })
+        .collect();
+    debug_assert!(listed.len() == shown);
     let pct = |(ok, n): (usize, usize)| 100.0 * ok as f64 / n.max(1) as f64;
     let report = json!({
         "model": model,
@@ -115,6 +129,12 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
         "by_expected_action": by_expect.iter().map(|(k, v)| (k.clone(), json!({"correct": v.0, "cases": v.1}))).collect::<serde_json::Map<_, _>>(),
         "misses": misses,
     });
+    if a.all {
+        for m in &listed {
+            println!("{m}");
+        }
+        return Ok(());
+    }
     if as_json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());

@@ -271,6 +271,9 @@ pub struct BenchResolveArgs {
     /// The embedding model (a name or a folder); default: the configured one.
     #[arg(long)]
     pub model: Option<String>,
+    /// Print every case with the measures resolution saw (JSON lines), for calibration.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Args, Debug)]
