@@ -255,8 +255,28 @@ impl Store {
             source: o.source.clone(),
             session_id: o.session_id.clone(),
             metadata: Some(metadata),
+            // Hub records share a template ("Failure in api: …\nRoot cause: …"), which
+            // makes different failures look alike; only exact repeats reinforce.
+            resolve: Some(false),
             ..Default::default()
         })
+    }
+
+    /// The newest failures (and fixes) recorded for a component, newest first (seed A
+    /// annotates recall hits with them).
+    pub fn failures_of(&self, room: &str, component: &str, limit: usize) -> Result<Vec<Memory>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {} FROM memories
+             WHERE room = ?1 AND kind IN ('failure', 'bugfix') AND tier != 'trash'
+               AND json_extract(metadata, '$.component') = ?2
+             ORDER BY created_at DESC, id DESC LIMIT ?3",
+            crate::store::MEMORY_COLUMNS
+        ))?;
+        let rows = stmt.query_map(
+            rusqlite::params![room, component.trim(), limit as i64],
+            crate::store::row_to_memory,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Seed A's session handoff: importance 0.9, kind `handoff`. Ends the session if one is named.

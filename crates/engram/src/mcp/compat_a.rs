@@ -68,20 +68,23 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             ));
         }
     };
+    let all = kinds.is_empty();
+    let limit = a.top_k.unwrap_or(5);
+    let room = ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd);
     let req = RecallRequest {
-        limit: a.top_k.unwrap_or(5),
+        limit,
         kinds,
-        room: ctx.room(a.place.room.or(user_room(a.user_id)), &a.place.cwd),
-        cwd: a.place.cwd,
+        room: room.clone(),
+        cwd: a.place.cwd.clone(),
         session_id: a.session_id,
         ..RecallRequest::new(a.query)
     };
     let out = ctx.store.recall(&req)?;
-    let memories: Vec<Value> = out
+    let mut memories: Vec<Value> = out
         .hits
         .iter()
         .map(|h| {
-            json!({
+            let mut v = json!({
                 "id": h.memory.id,
                 "content": h.memory.content,
                 "category": category(h.memory.kind),
@@ -92,9 +95,59 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                 "metadata": h.memory.metadata,
                 "created_at": engram_core::time::format(h.memory.created_at),
                 "source": h.memory.source,
-            })
+            });
+            // A: non-failure hits carry up to three recent failures of their component.
+            let component = h
+                .memory
+                .metadata
+                .get("component")
+                .or(h.memory.metadata.get("feature"));
+            if !matches!(h.memory.kind, Kind::Failure | Kind::Bugfix)
+                && let Some(c) = component.and_then(Value::as_str)
+                && let Ok(fs) = ctx.store.failures_of(&h.memory.room, c, 3)
+                && !fs.is_empty()
+            {
+                v["related_failures"] = json!(
+                    fs.iter()
+                        .map(|f| json!({ "id": f.id, "content": f.content,
+                                      "created_at": engram_core::time::format(f.created_at) }))
+                        .collect::<Vec<_>>()
+                );
+            }
+            v
         })
         .collect();
+    // A: with memory_type all, the latest handoff leads, each next step marked done or
+    // pending by what was recorded after it.
+    if all {
+        let brief = ctx.store.context(&engram_store::hub::ContextRequest {
+            room: room.clone(),
+            cwd: a.place.cwd.clone(),
+            ..Default::default()
+        })?;
+        if let Some(h) = brief.last_handoff {
+            memories.retain(|m| m["id"] != json!(h.memory.id));
+            let steps: Vec<Value> = h
+                .next_steps
+                .iter()
+                .map(|s| json!({ "step": s.step, "status": if s.status == "done" { "done" } else { "pending" } }))
+                .collect();
+            memories.insert(
+                0,
+                json!({
+                    "id": h.memory.id,
+                    "content": h.memory.content,
+                    "category": category(h.memory.kind),
+                    "importance": h.memory.importance,
+                    "metadata": h.memory.metadata,
+                    "created_at": engram_core::time::format(h.memory.created_at),
+                    "source": h.memory.source,
+                    "handoff_validation": steps,
+                }),
+            );
+            memories.truncate(limit.max(1));
+        }
+    }
     Ok(
         json!({ "memoriesFound": memories.len(), "memories": memories, "notice": super::native::RECALL_NOTICE }),
     )
