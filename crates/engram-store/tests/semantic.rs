@@ -192,3 +192,46 @@ fn fusion_modes_all_rank_an_exact_match_first() {
         assert_eq!(s.recall(&deep).unwrap().hits[0].memory.id, id, "{fusion}");
     }
 }
+
+/// Write-path resolution with the real model on the built-in labelled cases (English,
+/// Japanese, Chinese). These are the cases the rules were developed against, so this
+/// guards against regressions; `engram bench resolve --cases …` measures the blind sets.
+#[test]
+fn resolution_with_the_real_model_on_the_built_in_cases() {
+    let cases = include_str!("../../engram/data/resolution-cases.jsonl");
+    let mut wrong = Vec::new();
+    let mut n = 0;
+    for line in cases.lines().filter(|l| !l.trim().is_empty()) {
+        let c: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (mut s, _dir) = store_with(model());
+        for e in c["existing"].as_array().unwrap() {
+            s.remember(RememberRequest {
+                content: e.as_str().unwrap().into(),
+                room: Some("app".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        }
+        let out = s
+            .remember(RememberRequest {
+                content: c["new"].as_str().unwrap().into(),
+                room: Some("app".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        let got = serde_json::to_value(out.action).unwrap();
+        if got != c["expect"] {
+            wrong.push(format!("{line} → {got}"));
+        }
+        n += 1;
+    }
+    assert!(n >= 50);
+    // Every built-in case holds today; allow one miss so a model update can be judged by
+    // `bench resolve` rather than by a red build.
+    assert!(
+        wrong.len() <= 1,
+        "{} of {n} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
