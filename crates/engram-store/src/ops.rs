@@ -1443,13 +1443,12 @@ impl Store {
                 self.config.archive_strength
             ),
             Tier::Superseded => {
-                let why = last_detail("superseded by%")?
-                    .or(last_detail("corrected by%")?)
-                    .map(|(d, t)| format!("{d} on {}", when(t)))
-                    .unwrap_or_default();
-                match successor {
-                    Some(s) => format!("superseded by #{s}: {why}"),
-                    None => format!("superseded: {why}"),
+                match last_detail("superseded by%")?.or(last_detail("corrected by%")?) {
+                    Some((d, t)) => format!("{d} (on {})", when(t)),
+                    None => match successor {
+                        Some(s) => format!("superseded by #{s}"),
+                        None => "superseded".into(),
+                    },
                 }
             }
             Tier::Archived => last_detail("%archived by maintenance%")?
