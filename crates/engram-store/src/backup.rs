@@ -214,7 +214,19 @@ pub fn restore(
         let b = rusqlite::backup::Backup::new(&src, &mut live)?;
         // One step: the destination stays write-locked for the whole copy (other writers
         // wait on the busy timeout), and the source is read in one snapshot.
-        b.run_to_completion(-1, Duration::from_millis(20), None)?;
+        let started = std::time::Instant::now();
+        loop {
+            match b.step(-1)? {
+                rusqlite::backup::StepResult::Done => break,
+                _ if started.elapsed() > db::BUSY_TIMEOUT => {
+                    return Err(Error::Db(rusqlite::Error::SqliteFailure(
+                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                        Some("the store stayed locked by another process".into()),
+                    )));
+                }
+                _ => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
     }
     drop(live);
     // An older backup is brought up to this build's schema.
