@@ -229,7 +229,14 @@ pub fn merge_text(existing: &str, incoming: &str) -> Option<String> {
             .cloned()
             .collect()
     };
-    let added = words(&new).difference(&words(&old)).count()
+    // A new identifier or number ("marker0x1", "v2.3", "INC-552") is information on its
+    // own: reinforcing would drop it.
+    let new_words: Vec<String> = words(&new).difference(&words(&old)).cloned().collect();
+    let added = new_words.len()
+        + new_words
+            .iter()
+            .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+            .count()
         + chars(incoming).difference(&chars(existing)).count() / 2;
     if added < MERGE_MIN_NEW_WORDS {
         return None;

@@ -241,7 +241,8 @@ pub fn gram_index_text(text: &str) -> String {
 /// Quotes one term for FTS5: inside double quotes every character is literal text, so
 /// operators (`AND`, `NEAR`, `*`, `-`, parentheses) cannot be formed.
 pub fn fts_quote(term: &str) -> String {
-    format!("\"{}\"", term.replace('"', "\"\""))
+    // SQLite ends a string at NUL, which would leave the quote open (found by fuzzing).
+    format!("\"{}\"", term.replace('\0', "").replace('"', "\"\""))
 }
 
 /// What a query asks of each index.

@@ -178,6 +178,7 @@ pub fn open(path: &Path) -> Result<Connection> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         create_private_dir(dir)?;
     }
+    create_private_db_file(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -241,6 +242,27 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
     }
     tx.commit()?;
     Ok(())
+}
+
+/// Creates the database file with mode 0600 before SQLite opens it, so SQLite (which gives
+/// its `-wal` and `-shm` files the database file's permissions) never makes a file others
+/// can read. An existing file is left as it is; an empty file is a valid empty database.
+fn create_private_db_file(path: &Path) -> Result<()> {
+    if path
+        .to_str()
+        .is_some_and(|p| p == ":memory:" || p.starts_with("file:"))
+        || path.exists()
+    {
+        return Ok(());
+    }
+    match crate::fsutil::create_private(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(source) => Err(Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
 }
 
 /// Creates a directory readable by its owner only (on Unix); leaves an existing one alone.

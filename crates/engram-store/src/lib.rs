@@ -7,8 +7,10 @@
 //! detection from a caller-supplied directory. The CLI and (later) the MCP server are thin
 //! adapters over this API and hold no logic of their own.
 
+pub mod backup;
 mod db;
 mod error;
+pub mod fsutil;
 pub mod hub;
 pub mod maintain;
 mod ops;

@@ -442,7 +442,10 @@ impl Store {
                     supersede.push((n.memory.id, conflict))
                 }
                 Decision::Reinforce if absorb.is_none() => absorb = Some((n.memory.id, None)),
-                Decision::Merge { text } if absorb.is_none() => {
+                // A merge that would outgrow the content limit stores the text apart.
+                Decision::Merge { text }
+                    if absorb.is_none() && limits::check_content("content", &text).is_ok() =>
+                {
                     absorb = Some((n.memory.id, Some(text)))
                 }
                 Decision::Unrelated => {}
@@ -592,7 +595,6 @@ impl Store {
                             all_tags.push(t.clone());
                         }
                     }
-                    limits::check_content("content", text)?;
                     tx.execute(
                         "UPDATE memories SET content = ?2, tags = ?3, importance = max(importance, ?4),
                          content_hash = ?5, updated_at = ?6 WHERE id = ?1",

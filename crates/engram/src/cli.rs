@@ -34,8 +34,8 @@ pub enum Command {
     Correct(CorrectArgs),
     /// Move a memory to the trash (restorable).
     Forget(IdArg),
-    /// Bring a memory back from the trash or the archive.
-    Restore(IdArg),
+    /// Bring a memory back from the trash or the archive; with --from, restore a backup.
+    Restore(RestoreArgs),
     /// Delete a memory for good (only from the trash, unless --force).
     Purge(PurgeArgs),
     /// Link two memories.
@@ -66,6 +66,11 @@ pub enum Command {
     Serve(ServeArgs),
     /// The briefing a new session starts from (what the MCP `context` tool returns).
     Context(ContextArgs),
+    /// Copy the store (and the vault) into a new folder, consistently, while others write.
+    Backup(BackupArgs),
+    /// Write memories in a loop, printing each acknowledged write (crash and concurrency harnesses).
+    #[command(hide = true)]
+    StressWriter(StressWriterArgs),
     /// Embedding models: pull, list, use.
     #[command(subcommand)]
     Model(ModelCommand),
@@ -223,6 +228,38 @@ pub struct CandidatesArgs {
     pub which: String,
     #[arg(long)]
     pub room: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct RestoreArgs {
+    /// The memory to bring back (42, #42 or ULID).
+    #[arg(required_unless_present = "from", conflicts_with = "from")]
+    pub id: Option<String>,
+    /// Restore the store from a backup folder (made by `engram backup`) or database file.
+    #[arg(long, value_name = "PATH")]
+    pub from: Option<PathBuf>,
+    /// With --from: replace a store that holds memories (it is kept as
+    /// engram.db.before-restore-<timestamp>).
+    #[arg(long, requires = "from")]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BackupArgs {
+    /// A new (or empty) folder to write the backup into.
+    pub path: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct StressWriterArgs {
+    /// Text that starts every memory (tells writers apart).
+    #[arg(long, default_value = "stress")]
+    pub prefix: String,
+    /// Stop after this many memories (default: until killed).
+    #[arg(long)]
+    pub count: Option<u64>,
+    #[arg(long, default_value = "stress")]
+    pub room: String,
 }
 
 #[derive(Args, Debug)]

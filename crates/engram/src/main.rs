@@ -9,6 +9,7 @@ mod cli;
 mod mcp;
 mod models;
 mod output;
+mod stress;
 
 use anyhow::Context;
 use clap::Parser;
@@ -23,6 +24,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Everything engram writes (the database and its -wal/-shm, models, logs, backups, the
+    // vault) is readable by the user only: 0600 files, 0700 folders.
+    #[cfg(unix)]
+    // SAFETY: umask only sets the process's file-creation mask; no memory is involved.
+    unsafe {
+        libc::umask(0o077);
+    }
     // candle's matrix multiply splits its work by RAYON_NUM_THREADS; it must match the
     // embedding thread count (default 1: fastest on two cores) and must be set before any
     // thread exists, which is now.
@@ -318,8 +326,30 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             });
         }
         Command::Restore(a) => {
+            if let Some(from) = a.from {
+                let home = home()?;
+                let vault = home.root.join(engram_store::backup::VAULT_DIR);
+                let out =
+                    engram_store::backup::restore(&home.db_path(), Some(&vault), &from, a.force)?;
+                output::value(&out, json, |o| {
+                    let mut s = format!(
+                        "restored {} memories from {}",
+                        o.memories,
+                        o.restored_from.display()
+                    );
+                    if let Some(p) = &o.previous_db {
+                        s += &format!("; the replaced store is kept as {}", p.display());
+                    }
+                    if let Some(p) = &o.previous_vault {
+                        s += &format!("; the replaced vault as {}", p.display());
+                    }
+                    s
+                });
+                return Ok(());
+            }
             let mut store = open_store()?;
-            let out = store.restore(&IdRef::parse(&a.id)?)?;
+            let id = a.id.as_deref().unwrap_or_default();
+            let out = store.restore(&IdRef::parse(id)?)?;
             output::value(&out, json, |o| {
                 format!("#{} restored: {} -> {}", o.id, o.from, o.to)
             });
@@ -472,6 +502,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 None
             };
             output::stats(&out, reason.as_deref(), json);
+        }
+        Command::Backup(a) => {
+            let home = home()?;
+            let vault = home.root.join(engram_store::backup::VAULT_DIR);
+            let out = engram_store::backup::backup(&home.db_path(), Some(&vault), &a.path)?;
+            output::value(&out, json, |o| {
+                format!(
+                    "backed up {} memories ({} bytes, schema {}) and {} vault files to {}",
+                    o.memories,
+                    o.bytes,
+                    o.schema_version,
+                    o.vault_files,
+                    a.path.display()
+                )
+            });
+        }
+        Command::StressWriter(a) => {
+            let mut store = open_store()?;
+            stress::run(&mut store, &a.prefix, a.count, &a.room)?;
         }
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,

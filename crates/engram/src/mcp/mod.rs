@@ -8,6 +8,8 @@
 pub mod admin;
 pub mod compat_a;
 pub mod compat_c;
+#[cfg(test)]
+mod fuzz;
 pub mod http;
 pub mod native;
 pub mod stdio;

@@ -59,6 +59,27 @@ pub fn check_line(line: &[u8]) -> Result<(), Value> {
     Ok(())
 }
 
+/// Checks that a line [`check_line`] accepted is a message rmcp can decode. rmcp's stdio
+/// codec treats a message it cannot decode (a known method with `params` of the wrong
+/// shape, e.g. `"params": "x"` for `tools/call`) as a stream error, so the client never
+/// gets an answer; such a request is answered here with `-32602 Invalid params` instead,
+/// and a notification or response of that kind is dropped (JSON-RPC answers neither).
+/// `Err(None)`: drop the line; `Err(Some(reply))`: send the reply instead.
+pub fn check_decodable(line: &[u8]) -> Result<(), Option<Value>> {
+    let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line) else {
+        return Ok(());
+    };
+    let v: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+    match (v.get("method").and_then(Value::as_str), v.get("id")) {
+        (Some(method), Some(id)) => Err(Some(json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": -32602, "message": format!("Invalid params for {method}: {e}")},
+        }))),
+        _ => Err(None),
+    }
+}
+
 /// Serves one client on stdin/stdout until stdin closes.
 pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
     // rmcp reads from `server_in` and writes to `server_out`; we sit between them and the
@@ -100,14 +121,18 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match check_line(if oversized { &buf } else { line }) {
+            match check_line(if oversized { &buf } else { line })
+                .map_err(Some)
+                .and_then(|()| check_decodable(line))
+            {
                 Ok(()) => {
                     to_server.write_all(line).await?;
                     to_server.write_all(b"\n").await?;
                 }
-                Err(reply) => {
+                Err(Some(reply)) => {
                     let _ = err_tx.send(reply.to_string());
                 }
+                Err(None) => tracing::debug!("dropped a notification rmcp cannot decode"),
             }
         }
         to_server.shutdown().await?;
@@ -153,6 +178,15 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    trait OkOrNone {
+        fn is_ok_or_none(&self) -> bool;
+    }
+    impl OkOrNone for Result<(), Option<Value>> {
+        fn is_ok_or_none(&self) -> bool {
+            matches!(self, Ok(()) | Err(None))
+        }
+    }
+
     #[test]
     fn framing_checks() {
         assert!(check_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
@@ -176,5 +210,21 @@ mod tests {
             check_line(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#).unwrap_err()["error"]["code"],
             -32600
         );
+    }
+
+    #[test]
+    fn undecodable_requests_are_answered() {
+        let bad = br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"remember"}"#;
+        assert!(check_line(bad).is_ok());
+        let reply = check_decodable(bad).unwrap_err().unwrap();
+        assert_eq!(
+            (reply["id"].as_i64(), reply["error"]["code"].as_i64()),
+            (Some(8), Some(-32602))
+        );
+        // A notification is never answered: dropped if rmcp cannot decode it.
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}"#;
+        assert!(check_decodable(note).is_ok_or_none());
+        assert!(check_decodable(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).is_ok());
+        assert!(check_decodable(br#"{"jsonrpc":"2.0","id":1,"method":"no/such"}"#).is_ok());
     }
 }
