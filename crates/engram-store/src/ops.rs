@@ -714,6 +714,10 @@ impl Store {
         // Seed A's graph: the closest neighbours get semantic links both ways, weight
         // closeness × 0.5 (an existing link grows by a tenth of that instead).
         for &(dst, closeness) in linkable.iter().take(self.config.max_semantic_links) {
+            // Neighbours were read before the transaction; one may be gone since.
+            if !crate::store::exists(&tx, dst)? {
+                continue;
+            }
             let w = closeness * 0.5;
             upsert_link(&tx, id, dst, LinkKind::Semantic, w, SetOrAdd::Set, 1.0, now)?;
             upsert_link(&tx, dst, id, LinkKind::Semantic, w, SetOrAdd::Set, 1.0, now)?;
@@ -721,11 +725,14 @@ impl Store {
         let mut touched = related_ids.clone();
         let mut conflict = None;
         for (old, c) in &supersede {
-            let still_active: bool = tx.query_row(
-                "SELECT tier = 'active' FROM memories WHERE id = ?1",
-                [old],
-                |r| r.get(0),
-            )?;
+            let still_active: bool = tx
+                .query_row(
+                    "SELECT tier = 'active' FROM memories WHERE id = ?1",
+                    [old],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .unwrap_or(false);
             if !still_active {
                 continue;
             }

@@ -253,15 +253,19 @@ impl Store {
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
             for hit in &ranked.hits {
-                add_event(
-                    &tx,
-                    hit.memory.id,
-                    EventKind::RecallHit,
-                    w,
-                    now,
-                    req.session_id.as_deref(),
-                    None,
-                )?;
+                // Another process may have purged it (or restored a backup) since it was
+                // read: log hits only for memories that are still there.
+                if crate::store::exists(&tx, hit.memory.id)? {
+                    add_event(
+                        &tx,
+                        hit.memory.id,
+                        EventKind::RecallHit,
+                        w,
+                        now,
+                        req.session_id.as_deref(),
+                        None,
+                    )?;
+                }
             }
             tx.commit()?;
         }

@@ -170,6 +170,13 @@ pub(crate) fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
 
+/// Whether a memory row exists (inside the caller's transaction).
+pub(crate) fn exists(conn: &Connection, id: MemoryId) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)")?
+        .query_row([id], |r| r.get(0))?)
+}
+
 /// Appends one event to a memory's log.
 pub(crate) fn add_event(
     conn: &Connection,
