@@ -72,8 +72,32 @@ pub struct Config {
     pub default_importance: f64,
     /// ACT-R parameters.
     pub actr: ActrParams,
+    /// The Markdown vault: `on` (default) writes every memory as a file, `off` does not.
+    pub vault: Switch,
+    /// Where the vault lives; empty means `ENGRAM_HOME/memories` (`ENGRAM_VAULT_DIR`).
+    pub vault_dir: String,
+    /// At start, files edited or added by hand: `auto` reads them in, `warn` says so, `off`
+    /// does not look (B's `startup_index_check`).
+    pub startup_index_check: IndexCheck,
     /// B's `[room_paths]`: directory prefix → room.
     pub room_paths: BTreeMap<String, String>,
+}
+
+/// A feature that is on or off (`"on"`/`"off"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// What to do at start when the vault's files differ from the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexCheck {
+    Auto,
+    Warn,
+    Off,
 }
 
 impl Default for Config {
@@ -109,6 +133,9 @@ impl Default for Config {
             correction_min_importance: 0.7,
             default_importance: 0.5,
             actr: ActrParams::default(),
+            vault: Switch::On,
+            vault_dir: String::new(),
+            startup_index_check: IndexCheck::Auto,
             room_paths: BTreeMap::new(),
         }
     }

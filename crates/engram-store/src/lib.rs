@@ -9,6 +9,8 @@
 
 mod db;
 mod error;
+pub mod frontmatter;
+pub mod importers;
 pub mod hub;
 mod ops;
 mod recall;
@@ -16,6 +18,8 @@ pub mod rooms;
 mod search;
 pub mod settings;
 mod store;
+pub mod transfer;
+pub mod vault;
 mod vectors;
 
 pub use error::{Error, Result};
@@ -29,6 +33,8 @@ pub use ops::{
 };
 pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
 pub use store::{Clock, Store, system_clock};
+pub use transfer::{Batch, ExportReport, ImportReport};
+pub use vault::{ReindexReport, SyncReport, VaultStatus, VaultWarning};
 pub use vectors::EmbeddingStatus;
 
 /// Schema version this build writes and understands.

@@ -177,7 +177,7 @@ pub(crate) fn embed_text(title: Option<&str>, content: &str) -> String {
     }
 }
 
-fn content_hash(content: &str) -> String {
+pub(crate) fn content_hash(content: &str) -> String {
     let digest = Sha256::digest(engram_core::text::normalize_for_dedup(content).as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -1018,7 +1018,7 @@ fn upsert_link(
 
 /// 80 random bits for a ULID, from the standard library's per-process random hasher keys
 /// mixed with a counter: unique enough without another dependency.
-fn rand_bits() -> u128 {
+pub(crate) fn rand_bits() -> u128 {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);

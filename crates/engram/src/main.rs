@@ -8,6 +8,7 @@ mod cli;
 mod mcp;
 mod models;
 mod output;
+mod vault_cli;
 
 use anyhow::Context;
 use clap::Parser;
@@ -91,7 +92,9 @@ pub(crate) fn load_config(home: &Home) -> anyhow::Result<engram_core::Config> {
 /// Opens the store without loading the embedding model (commands that need no search).
 fn open_store() -> anyhow::Result<Store> {
     let home = home()?;
-    Ok(Store::open(&home.db_path(), load_config(&home)?)?)
+    let mut store = Store::open(&home.db_path(), load_config(&home)?)?;
+    vault_cli::startup(&mut store);
+    Ok(store)
 }
 
 /// Opens the store with the configured embedding model, when it is installed: remember,
@@ -108,6 +111,7 @@ fn open_store_with_model() -> anyhow::Result<Store> {
     };
     let mut store = Store::open(&home.db_path(), config)?;
     store.set_embedder(embedder);
+    vault_cli::startup(&mut store);
     Ok(store)
 }
 
@@ -192,6 +196,7 @@ fn run_server(
 fn set_pinned(id: &str, pin: bool, json: bool) -> anyhow::Result<()> {
     let mut store = open_store()?;
     let out = store.set_pinned(&IdRef::parse(id)?, pin)?;
+    vault_cli::sync(&mut store);
     output::value(&out, json, |m| {
         format!("#{} {}", m.id, if m.pinned { "pinned" } else { "unpinned" })
     });
@@ -236,6 +241,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 related: ids(&a.related)?,
                 ..Default::default()
             })?;
+            vault_cli::sync(&mut store);
             output::remember(&out, json);
         }
         Command::Recall(a) => {
@@ -271,6 +277,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Reinforce(a) => {
             let mut store = open_store()?;
             let out = store.reinforce(&ids(&a.ids)?, a.strength, a.session.as_deref())?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "reinforced {} (event weight {:.2})",
@@ -284,6 +291,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let content = content_arg(a.content, "content")?;
             let mut store = open_store_with_model()?;
             let out = store.correct(&id, &content, &a.reason, Some(&a.source))?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!("corrected #{} -> new memory #{}", o.old_id, o.new_id)
             });
@@ -291,6 +299,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Forget(a) => {
             let mut store = open_store()?;
             let out = store.forget(&IdRef::parse(&a.id)?)?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "#{} moved to the trash (was {}); `engram restore {}` brings it back",
@@ -301,6 +310,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Restore(a) => {
             let mut store = open_store()?;
             let out = store.restore(&IdRef::parse(&a.id)?)?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!("#{} restored: {} -> {}", o.id, o.from, o.to)
             });
@@ -308,6 +318,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Purge(a) => {
             let mut store = open_store()?;
             let out = store.purge(&IdRef::parse(&a.id)?, a.force)?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "#{} ({}) deleted for good, with {} events and {} links",
@@ -324,6 +335,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 kind,
                 a.weight,
             )?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "linked #{} -[{} {:.2}]-> #{}",
@@ -348,6 +360,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             output::stats(&out, reason.as_deref(), json);
         }
+        Command::Reindex => {
+            let home = home()?;
+            let mut store = Store::open(&home.db_path(), load_config(&home)?)?;
+            vault_cli::reindex(&mut store, json)?;
+        }
+        Command::Export(a) => vault_cli::export(&open_store()?, a, json)?,
+        Command::Import(a) => vault_cli::import(&mut open_store()?, a, json)?,
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,
         Command::Mcp(a) => run_server(a.tools, a.room, None)?,
