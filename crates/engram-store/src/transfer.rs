@@ -584,7 +584,7 @@ impl Store {
         };
         {
             let mut stmt = conn.prepare(
-                "SELECT memory_id, content, title, kind, importance, tags, reason, at, session_id FROM revisions ORDER BY id",
+                "SELECT memory_id, content, title, kind, importance, tags, reason, at, session_id FROM revisions ORDER BY memory_id, id",
             )?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
@@ -607,7 +607,7 @@ impl Store {
         }
         {
             let mut stmt = conn.prepare(
-                "SELECT memory_id, kind, weight, at, session_id, detail FROM events ORDER BY id",
+                "SELECT memory_id, kind, weight, at, session_id, detail FROM events ORDER BY memory_id, id",
             )?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
