@@ -89,8 +89,32 @@ pub struct Config {
     pub consolidate_lexical: f64,
     /// B's consolidation candidates: episodes at least this many days old.
     pub consolidate_min_age_days: f64,
+    /// The Markdown vault: `on` (default) writes every memory as a file, `off` does not.
+    pub vault: Switch,
+    /// Where the vault lives; empty means `ENGRAM_HOME/memories` (`ENGRAM_VAULT_DIR`).
+    pub vault_dir: String,
+    /// At start, files edited or added by hand: `auto` reads them in, `warn` says so, `off`
+    /// does not look (B's `startup_index_check`).
+    pub startup_index_check: IndexCheck,
     /// B's `[room_paths]`: directory prefix → room.
     pub room_paths: BTreeMap<String, String>,
+}
+
+/// A feature that is on or off (`"on"`/`"off"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// What to do at start when the vault's files differ from the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexCheck {
+    Auto,
+    Warn,
+    Off,
 }
 
 impl Default for Config {
@@ -134,6 +158,9 @@ impl Default for Config {
             consolidate_cosine: 1.0,
             consolidate_lexical: 0.7,
             consolidate_min_age_days: 14.0,
+            vault: Switch::On,
+            vault_dir: String::new(),
+            startup_index_check: IndexCheck::Auto,
             room_paths: BTreeMap::new(),
         }
     }

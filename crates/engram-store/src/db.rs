@@ -171,6 +171,19 @@ BEGIN INSERT INTO changes (memory_id) VALUES (new.src); END;
 CREATE TRIGGER links_del_change AFTER DELETE ON links
 BEGIN INSERT INTO changes (memory_id) VALUES (old.src); END;
 "#,
+    // 6: the Markdown vault's view of its files: which file holds which memory, and the hash,
+    // size and modification time it had when engram last wrote or read it (a file that no
+    // longer matches was edited by hand or by another machine).
+    r#"
+CREATE TABLE vault_files (
+    path  TEXT PRIMARY KEY,
+    uid   TEXT NOT NULL,
+    hash  TEXT NOT NULL,
+    size  INTEGER NOT NULL,
+    mtime INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX vault_files_uid ON vault_files (uid);
+"#,
 ];
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.

@@ -10,8 +10,10 @@
 pub mod backup;
 mod db;
 mod error;
+pub mod frontmatter;
 pub mod fsutil;
 pub mod hub;
+pub mod importers;
 pub mod maintain;
 mod ops;
 mod recall;
@@ -20,6 +22,8 @@ pub mod rooms;
 mod search;
 pub mod settings;
 mod store;
+pub mod transfer;
+pub mod vault;
 mod vectors;
 
 pub use error::{Error, Result};
@@ -33,6 +37,8 @@ pub use ops::{
 };
 pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
 pub use store::{Clock, Store, system_clock};
+pub use transfer::{Batch, ExportReport, ImportReport};
+pub use vault::{ReindexReport, SyncReport, VaultStatus, VaultWarning};
 pub use vectors::EmbeddingStatus;
 
 /// Schema version this build writes and understands.

@@ -1531,7 +1531,7 @@ pub(crate) fn random_u64() -> u64 {
     rand_bits() as u64
 }
 
-fn rand_bits() -> u128 {
+pub(crate) fn rand_bits() -> u128 {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -71,6 +71,12 @@ pub enum Command {
     /// Write memories in a loop, printing each acknowledged write (crash and concurrency harnesses).
     #[command(hide = true)]
     StressWriter(StressWriterArgs),
+    /// Read the Markdown vault back: hand edits, new and deleted files, or a lost database.
+    Reindex,
+    /// Write every memory, revision, event, link, session, prompt and judgment as JSONL.
+    Export(ExportArgs),
+    /// Import engram's JSONL export, or another system's data (--from).
+    Import(ImportArgs),
     /// Embedding models: pull, list, use.
     #[command(subcommand)]
     Model(ModelCommand),
@@ -114,6 +120,27 @@ pub struct RememberArgs {
     /// Pin it.
     #[arg(long)]
     pub pin: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The file to write (default: stdout).
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The file (or, for --from b, the folder) to import.
+    pub file: PathBuf,
+    /// engram (JSONL export, default), b (B's Markdown folder), c-db (C's SQLite file),
+    /// c-json (C's export), mcp-memory (the MCP memory server's memory.json), a-jsonl
+    /// (A's memories table as JSON lines).
+    #[arg(long, default_value = "engram")]
+    pub from: String,
+    /// Put every imported memory in this room.
+    #[arg(long)]
+    pub room: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -10,6 +10,7 @@ mod mcp;
 mod models;
 mod output;
 mod stress;
+mod vault_cli;
 
 use anyhow::Context;
 use clap::Parser;
@@ -100,7 +101,9 @@ pub(crate) fn load_config(home: &Home) -> anyhow::Result<engram_core::Config> {
 /// Opens the store without loading the embedding model (commands that need no search).
 fn open_store() -> anyhow::Result<Store> {
     let home = home()?;
-    Ok(Store::open(&home.db_path(), load_config(&home)?)?)
+    let mut store = Store::open(&home.db_path(), load_config(&home)?)?;
+    vault_cli::startup(&mut store);
+    Ok(store)
 }
 
 /// Opens the store with the configured embedding model, when it is installed: remember,
@@ -117,6 +120,7 @@ fn open_store_with_model() -> anyhow::Result<Store> {
     };
     let mut store = Store::open(&home.db_path(), config)?;
     store.set_embedder(embedder);
+    vault_cli::startup(&mut store);
     Ok(store)
 }
 
@@ -203,9 +207,25 @@ fn run_server(
     })
 }
 
+/// The vault folder the configuration names (`None` with `vault = "off"`), without
+/// opening the store: backups and restores copy it beside the database.
+fn vault_path(home: &engram_store::settings::Home) -> anyhow::Result<Option<std::path::PathBuf>> {
+    let config = load_config(home)?;
+    if config.vault == engram_core::config::Switch::Off {
+        return Ok(None);
+    }
+    let dir = config.vault_dir.trim();
+    Ok(Some(if dir.is_empty() {
+        home.root.join(engram_store::backup::VAULT_DIR)
+    } else {
+        home.root.join(dir)
+    }))
+}
+
 fn set_pinned(id: &str, pin: bool, json: bool) -> anyhow::Result<()> {
     let mut store = open_store()?;
     let out = store.set_pinned(&IdRef::parse(id)?, pin)?;
+    vault_cli::sync(&mut store);
     output::value(&out, json, |m| {
         format!("#{} {}", m.id, if m.pinned { "pinned" } else { "unpinned" })
     });
@@ -250,6 +270,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 related: ids(&a.related)?,
                 ..Default::default()
             })?;
+            vault_cli::sync(&mut store);
             output::remember(&out, json);
         }
         Command::Recall(a) => {
@@ -298,6 +319,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Reinforce(a) => {
             let mut store = open_store()?;
             let out = store.reinforce(&ids(&a.ids)?, a.strength, a.session.as_deref())?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "reinforced {} (event weight {:.2})",
@@ -311,6 +333,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let content = content_arg(a.content, "content")?;
             let mut store = open_store_with_model()?;
             let out = store.correct(&id, &content, &a.reason, Some(&a.source))?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!("corrected #{} -> new memory #{}", o.old_id, o.new_id)
             });
@@ -318,6 +341,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Forget(a) => {
             let mut store = open_store()?;
             let out = store.forget(&IdRef::parse(&a.id)?)?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "#{} moved to the trash (was {}); `engram restore {}` brings it back",
@@ -328,9 +352,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Restore(a) => {
             if let Some(from) = a.from {
                 let home = home()?;
-                let vault = home.root.join(engram_store::backup::VAULT_DIR);
-                let out =
-                    engram_store::backup::restore(&home.db_path(), Some(&vault), &from, a.force)?;
+                let vault = vault_path(&home)?;
+                let out = engram_store::backup::restore(
+                    &home.db_path(),
+                    vault.as_deref(),
+                    &from,
+                    a.force,
+                )?;
                 output::value(&out, json, |o| {
                     let mut s = format!(
                         "restored {} memories from {}",
@@ -350,6 +378,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let mut store = open_store()?;
             let id = a.id.as_deref().unwrap_or_default();
             let out = store.restore(&IdRef::parse(id)?)?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!("#{} restored: {} -> {}", o.id, o.from, o.to)
             });
@@ -357,6 +386,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Purge(a) => {
             let mut store = open_store()?;
             let out = store.purge(&IdRef::parse(&a.id)?, a.force)?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "#{} ({}) deleted for good, with {} events and {} links",
@@ -373,6 +403,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 kind,
                 a.weight,
             )?;
+            vault_cli::sync(&mut store);
             output::value(&out, json, |o| {
                 format!(
                     "linked #{} -[{} {:.2}]-> #{}",
@@ -505,8 +536,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Backup(a) => {
             let home = home()?;
-            let vault = home.root.join(engram_store::backup::VAULT_DIR);
-            let out = engram_store::backup::backup(&home.db_path(), Some(&vault), &a.path)?;
+            let vault = vault_path(&home)?;
+            let out = engram_store::backup::backup(&home.db_path(), vault.as_deref(), &a.path)?;
             output::value(&out, json, |o| {
                 format!(
                     "backed up {} memories ({} bytes, schema {}) and {} vault files to {}",
@@ -522,6 +553,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let mut store = open_store()?;
             stress::run(&mut store, &a.prefix, a.count, &a.room)?;
         }
+        Command::Reindex => {
+            let home = home()?;
+            let mut store = Store::open(&home.db_path(), load_config(&home)?)?;
+            vault_cli::reindex(&mut store, json)?;
+        }
+        Command::Export(a) => vault_cli::export(&open_store()?, a, json)?,
+        Command::Import(a) => vault_cli::import(&mut open_store()?, a, json)?,
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,
         Command::Mcp(a) => run_server(a.tools, a.room, None)?,

@@ -221,6 +221,12 @@ impl Shared {
         };
         let started = std::time::Instant::now();
         let result = (spec.call)(&mut ctx, args);
+        // Every change lands in the Markdown vault (a no-op when nothing changed).
+        if !spec.hints.read_only
+            && let Err(e) = store.sync_vault()
+        {
+            tracing::warn!("vault: {e}");
+        }
         tracing::debug!(
             tool = name,
             ms = started.elapsed().as_secs_f64() * 1000.0,

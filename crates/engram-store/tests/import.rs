@@ -1,0 +1,378 @@
+//! Export and import: engram's JSONL round trip, idempotent re-import, and each importer on
+//! fixtures written here from the documented formats.
+
+use engram_core::memory::IdRef;
+use engram_core::{Config, Kind, LinkKind, Millis, Tier};
+use engram_store::importers::{self, Source};
+use engram_store::{RememberRequest, Store};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+
+const T0: Millis = 1_790_000_000_000;
+
+fn open(dir: &Path) -> Store {
+    Store::open(&dir.join("engram.db"), Config::default())
+        .unwrap()
+        .with_clock(Arc::new(|| T0))
+}
+
+fn export(store: &Store) -> Vec<Value> {
+    let mut buf = Vec::new();
+    store.export_jsonl(&mut buf).unwrap();
+    String::from_utf8(buf)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn import(store: &mut Store, source: Source, path: &Path) -> engram_store::ImportReport {
+    let batch = importers::read(source, path, None, T0).unwrap();
+    store.import_batch(batch, &mut |_, _| {}).unwrap()
+}
+
+fn all(store: &Store) -> Vec<engram_core::Memory> {
+    export(store)
+        .into_iter()
+        .filter(|v| v["type"] == "memory")
+        .map(|v| serde_json::from_value(v).unwrap())
+        .collect()
+}
+
+#[test]
+fn export_then_import_into_an_empty_store_is_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let a = store
+        .remember(RememberRequest {
+            content: "Use WAL mode".into(),
+            title: Some("WAL".into()),
+            kind: Some(Kind::Decision),
+            tags: vec!["db".into()],
+            room: Some("engram".into()),
+            topic_key: Some("db/mode".into()),
+            session_id: Some("s1".into()),
+            metadata: Some(serde_json::json!({"k": [1, 2]})),
+            ..Default::default()
+        })
+        .unwrap()
+        .id;
+    let b = store
+        .remember(RememberRequest {
+            content: "The user likes short answers".into(),
+            kind: Some(Kind::Preference),
+            related: vec![IdRef::Id(a)],
+            ..Default::default()
+        })
+        .unwrap()
+        .id;
+    store
+        .reinforce(&[IdRef::Id(a), IdRef::Id(b)], 2.0, None)
+        .unwrap();
+    store
+        .update(
+            &IdRef::Id(a),
+            engram_store::MemoryUpdate {
+                content: Some("Use WAL mode, synchronous FULL".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    store
+        .correct(
+            &IdRef::Id(b),
+            "The user likes detailed answers",
+            "changed mind",
+            None,
+        )
+        .unwrap();
+    let origin = engram_store::Origin {
+        room: Some("engram".into()),
+        ..Default::default()
+    };
+    store
+        .session_start("s1", &origin, Some("/work/engram"))
+        .unwrap();
+    store
+        .save_prompt("what mode?", Some("s1"), &origin)
+        .unwrap();
+
+    let out = dir.path().join("dump.jsonl");
+    let mut f = std::fs::File::create(&out).unwrap();
+    store.export_jsonl(&mut f).unwrap();
+    drop(f);
+    let before = export(&store);
+    assert_eq!(before[0]["type"], "header");
+    assert_eq!(before[0]["version"], 1);
+
+    let dir2 = tempfile::tempdir().unwrap();
+    let mut fresh = open(dir2.path());
+    let report = import(&mut fresh, Source::Engram, &out);
+    assert_eq!(report.created_count("memories"), 3, "{report:?}");
+    assert!(report.warnings.is_empty(), "{report:?}");
+    let after = export(&fresh);
+    // Equal line for line, but for the header's export time.
+    assert_eq!(before.len(), after.len());
+    for (x, y) in before.iter().zip(&after).skip(1) {
+        assert_eq!(x, y);
+    }
+
+    // Importing again changes nothing.
+    let again = import(&mut fresh, Source::Engram, &out);
+    assert_eq!(again.created_count("memories"), 0, "{again:?}");
+    assert_eq!(again.skipped_count("memories"), 3);
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+    let third = export(&fresh);
+    for (x, y) in after.iter().zip(&third).skip(1) {
+        assert_eq!(x, y);
+    }
+}
+
+#[test]
+fn from_b_markdown_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b");
+    std::fs::create_dir_all(b.join("knowledge")).unwrap();
+    std::fs::create_dir_all(b.join("episodes/2025/03")).unwrap();
+    std::fs::create_dir_all(b.join("_trash")).unwrap();
+    // B's files as python-frontmatter writes them (PyYAML block style, ints 1–10, local offsets).
+    std::fs::write(
+        b.join("knowledge/20250301-uv-is-fast-5FAV01.md"),
+        "---\nid: 01JNQ0000000000000000000A1\ntype: knowledge\ncreated: '2025-03-01T10:00:00.123456+09:00'\ntags:\n- python\n- tooling\nimportance: 8\nsource: claude-code\ntier: hot\nroom: webapp\nlinks:\n- '[[01JNQ0000000000000000000B2]]'\n---\n\nuv is much faster than pip.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        b.join("episodes/2025/03/20250302-deploy-0000B2.md"),
+        "---\nid: 01JNQ0000000000000000000B2\ntype: episodes\ncreated: '2025-03-02T08:00:00+00:00'\ntags: []\nimportance: 3\nsource: auto-encode\ntier: cold\nroom: common\nlinks: []\n---\n\nDeployed the web app.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        b.join("_trash/20250303-old-0000C3.md"),
+        "---\nid: 01JNQ0000000000000000000C3\ntype: preferences\ncreated: '2025-03-03T08:00:00+00:00'\nimportance: 5\ntier: trash\nroom: common\n---\n\nTabs please.\n",
+    )
+    .unwrap();
+    std::fs::write(b.join("knowledge/broken.md"), "---\ntype: [oops\n---\nx\n").unwrap();
+
+    let mut store = open(&dir.path().join("store"));
+    let r = import(&mut store, Source::B, &b);
+    assert_eq!(r.created_count("memories"), 3, "{r:?}");
+    assert_eq!(r.created_count("links"), 1, "{r:?}");
+    assert_eq!(r.warnings.len(), 1, "{r:?}");
+    let m = store
+        .get(&IdRef::Uid("01JNQ0000000000000000000A1".into()))
+        .unwrap();
+    assert_eq!(m.content, "uv is much faster than pip.");
+    assert_eq!(m.kind, Kind::Knowledge);
+    assert_eq!(m.importance, 0.8);
+    assert_eq!(m.room, "webapp");
+    assert_eq!(m.tags, vec!["python", "tooling"]);
+    assert_eq!(m.source, "claude-code");
+    assert_eq!(
+        m.created_at,
+        engram_core::time::parse("2025-03-01T01:00:00.123Z").unwrap()
+    );
+    let e = store
+        .get(&IdRef::Uid("01JNQ0000000000000000000B2".into()))
+        .unwrap();
+    assert_eq!((e.kind, e.tier), (Kind::Episode, Tier::Archived));
+    let t = store
+        .get(&IdRef::Uid("01JNQ0000000000000000000C3".into()))
+        .unwrap();
+    assert_eq!((t.kind, t.tier), (Kind::Preference, Tier::Trash));
+    let again = import(&mut store, Source::B, &b);
+    assert_eq!(again.created_count("memories"), 0);
+    assert_eq!(again.created_count("links"), 0);
+}
+
+/// C's schema as documented (the later columns included).
+const C_SCHEMA: &str = r#"
+CREATE TABLE sessions (id TEXT PRIMARY KEY, project TEXT NOT NULL, directory TEXT NOT NULL,
+    started_at TEXT NOT NULL DEFAULT (datetime('now')), ended_at TEXT, summary TEXT);
+CREATE TABLE observations (id INTEGER PRIMARY KEY AUTOINCREMENT, sync_id TEXT, session_id TEXT NOT NULL,
+    type TEXT NOT NULL, title TEXT NOT NULL, content TEXT NOT NULL, tool_name TEXT, project TEXT,
+    scope TEXT NOT NULL DEFAULT 'project', topic_key TEXT, normalized_hash TEXT,
+    revision_count INTEGER NOT NULL DEFAULT 1, duplicate_count INTEGER NOT NULL DEFAULT 1, last_seen_at TEXT,
+    pinned BOOLEAN NOT NULL DEFAULT 0, review_after TEXT, expires_at TEXT, embedding BLOB, embedding_model TEXT,
+    embedding_created_at TEXT, created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    updated_at TEXT NOT NULL DEFAULT (datetime('now')), deleted_at TEXT, created_by TEXT);
+CREATE TABLE user_prompts (id INTEGER PRIMARY KEY AUTOINCREMENT, sync_id TEXT, session_id TEXT NOT NULL,
+    content TEXT NOT NULL, project TEXT, created_at TEXT NOT NULL DEFAULT (datetime('now')));
+CREATE TABLE memory_relations (id INTEGER PRIMARY KEY, sync_id TEXT UNIQUE, source_id TEXT, target_id TEXT,
+    relation TEXT, reason TEXT, evidence TEXT, confidence REAL, judgment_status TEXT, marked_by_actor TEXT,
+    marked_by_kind TEXT, marked_by_model TEXT, session_id TEXT, created_at TEXT, updated_at TEXT,
+    superseded_at TEXT, superseded_by_relation_id INTEGER);
+INSERT INTO sessions VALUES ('s-1', 'WebApp', '/home/u/webapp', '2026-01-10 09:00:00', '2026-01-10 10:00:00', 'Set up auth');
+INSERT INTO observations (sync_id, session_id, type, title, content, project, topic_key, revision_count, pinned, created_at, updated_at)
+    VALUES ('obs-aaaaaaaaaaaaaaaa', 's-1', 'architecture', 'Auth model', 'JWT in httpOnly cookies', 'WebApp', 'auth/model', 3, 1,
+            '2026-01-10 09:10:00', '2026-01-11 09:10:00');
+INSERT INTO observations (sync_id, session_id, type, title, content, project, created_at, updated_at, deleted_at)
+    VALUES ('obs-bbbbbbbbbbbbbbbb', 's-1', 'bugfix', 'Fixed CSRF', 'Added the SameSite flag', 'WebApp',
+            '2026-01-10 09:20:00', '2026-01-10 09:20:00', '2026-01-12 00:00:00');
+INSERT INTO observations (sync_id, session_id, type, title, content, project, created_at, updated_at)
+    VALUES ('obs-cccccccccccccccc', 's-1', 'session_summary', 'Session', 'Auth done', 'WebApp',
+            '2026-01-10 10:00:00', '2026-01-10 10:00:00');
+INSERT INTO user_prompts (session_id, content, project, created_at) VALUES ('s-1', 'add login', 'WebApp', '2026-01-10 09:01:00');
+INSERT INTO memory_relations (sync_id, source_id, target_id, relation, reason, confidence, created_at, updated_at)
+    VALUES ('rel-0000000000000001', 'obs-cccccccccccccccc', 'obs-aaaaaaaaaaaaaaaa', 'related', 'same work', 0.8,
+            '2026-01-10 10:00:00', '2026-01-10 10:00:00');
+"#;
+
+#[test]
+fn from_c_sqlite_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let cdb = dir.path().join("c.db");
+    rusqlite::Connection::open(&cdb)
+        .unwrap()
+        .execute_batch(C_SCHEMA)
+        .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let r = import(&mut store, Source::CDb, &cdb);
+    assert_eq!(r.created_count("memories"), 3, "{r:?}");
+    assert_eq!(r.created_count("sessions"), 1);
+    assert_eq!(r.created_count("prompts"), 1);
+    assert_eq!(r.created_count("links"), 1);
+    let ms = all(&store);
+    let auth = ms.iter().find(|m| m.content.starts_with("JWT")).unwrap();
+    assert_eq!(auth.kind, Kind::Decision, "architecture maps to decision");
+    assert_eq!(auth.room, "webapp");
+    assert_eq!(auth.title.as_deref(), Some("Auth model"));
+    assert_eq!(auth.topic_key.as_deref(), Some("auth/model"));
+    assert!(auth.pinned);
+    assert_eq!(auth.metadata["c"]["revision_count"], 3);
+    assert_eq!(
+        auth.created_at,
+        engram_core::time::parse("2026-01-10T09:10:00Z").unwrap()
+    );
+    let fix = ms.iter().find(|m| m.content.starts_with("Added")).unwrap();
+    assert_eq!((fix.kind, fix.tier), (Kind::Bugfix, Tier::Trash));
+    let summary = ms.iter().find(|m| m.content == "Auth done").unwrap();
+    assert_eq!(summary.kind, Kind::Episode);
+    let links = export(&store)
+        .into_iter()
+        .filter(|v| v["type"] == "link")
+        .collect::<Vec<_>>();
+    assert_eq!(links[0]["kind"], "related");
+    assert_eq!(links[0]["src"], summary.uid.as_str());
+    let again = import(&mut store, Source::CDb, &cdb);
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+}
+
+#[test]
+fn from_c_export_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("c.json");
+    std::fs::write(
+        &f,
+        serde_json::json!({
+            "version": "0.2.0",
+            "exported_at": "2026-02-01 00:00:00",
+            "sessions": [{"id": "manual-save-api", "project": "api", "directory": "/x", "started_at": "2026-01-01 00:00:00"}],
+            "observations": [
+                {"id": 1, "session_id": "manual-save-api", "type": "preference", "title": "Style", "content": "Prefer small PRs",
+                 "project": "api", "scope": "project", "revision_count": 1, "duplicate_count": 2,
+                 "created_at": "2026-01-01 00:00:01", "updated_at": "2026-01-01 00:00:01"},
+                {"id": 2, "session_id": "manual-save-api", "type": "manual", "title": "", "content": "Port is 8080",
+                 "project": "api", "scope": "personal", "created_at": "2026-01-02 00:00:00", "updated_at": "2026-01-02 00:00:00"}
+            ],
+            "prompts": [{"id": 1, "session_id": "manual-save-api", "content": "hi", "project": "api", "created_at": "2026-01-01 00:00:00"}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let r = import(&mut store, Source::CJson, &f);
+    assert_eq!(r.created_count("memories"), 2, "{r:?}");
+    assert_eq!(r.created_count("sessions"), 1);
+    assert_eq!(r.created_count("prompts"), 1);
+    let ms = all(&store);
+    assert!(
+        ms.iter()
+            .any(|m| m.kind == Kind::Preference && m.room == "api")
+    );
+    assert!(ms.iter().any(|m| m.kind == Kind::Fact && m.title.is_none()));
+    let again = import(&mut store, Source::CJson, &f);
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+}
+
+#[test]
+fn from_mcp_memory_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("memory.json");
+    std::fs::write(
+        &f,
+        [
+            r#"{"type":"entity","name":"John_Smith","entityType":"person","observations":["Speaks fluent Spanish","Graduated in 2019"]}"#,
+            r#"{"type":"entity","name":"Anthropic","entityType":"organization","observations":[]}"#,
+            r#"{"type":"relation","from":"John_Smith","to":"Anthropic","relationType":"works_at"}"#,
+            r#"{"type":"relation","from":"John_Smith","to":"Nobody","relationType":"knows"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let batch = importers::read(Source::McpMemory, &f, Some("people"), T0).unwrap();
+    let r = store.import_batch(batch, &mut |_, _| {}).unwrap();
+    assert_eq!(r.created_count("memories"), 3, "{r:?}");
+    assert_eq!(r.created_count("links"), 1);
+    assert_eq!(r.warnings.len(), 1, "{r:?}");
+    let ms = all(&store);
+    let s = ms
+        .iter()
+        .find(|m| m.content == "Speaks fluent Spanish")
+        .unwrap();
+    assert_eq!(s.title.as_deref(), Some("John_Smith"));
+    assert_eq!(s.tags, vec!["John_Smith", "person"]);
+    assert_eq!(s.room, "people");
+    let links: Vec<Value> = export(&store)
+        .into_iter()
+        .filter(|v| v["type"] == "link")
+        .collect();
+    assert_eq!(links[0]["note"], "works_at");
+    assert_eq!(links[0]["kind"], LinkKind::Related.as_str());
+    let batch = importers::read(Source::McpMemory, &f, Some("people"), T0 + 5000).unwrap();
+    let again = store.import_batch(batch, &mut |_, _| {}).unwrap();
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+}
+
+#[test]
+fn from_a_jsonl() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.jsonl");
+    // What `COPY memories TO 'a.jsonl'` writes from A's DuckDB table.
+    std::fs::write(
+        &f,
+        [
+            r#"{"id":1,"user_id":"default","content":"Prefer pytest fixtures","embedding":[0.1,0.2],"importance":0.7,"category":"strategy","recall_count":4,"created_at":"2025-06-01 12:00:00.123456","last_accessed_at":"2025-06-03 12:00:00","metadata":{}}"#,
+            r#"{"id":2,"user_id":"alice","content":"Failure in auth: token expired","importance":0.9,"category":"failure","recall_count":0,"created_at":"2025-06-02 12:00:00","last_accessed_at":"2025-06-02 12:00:00","metadata":"{\"type\": \"failure\", \"component\": \"auth\"}"}"#,
+            r#"{"id":3,"user_id":"default","content":"Session Handoff: done","importance":0.9,"category":"strategy","created_at":"2025-06-04 12:00:00","metadata":{"type":"handoff"}}"#,
+            "not json",
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let r = import(&mut store, Source::AJsonl, &f);
+    assert_eq!(r.created_count("memories"), 3, "{r:?}");
+    assert_eq!(r.warnings.len(), 1);
+    let ms = all(&store);
+    let p = ms.iter().find(|m| m.content.starts_with("Prefer")).unwrap();
+    assert_eq!(
+        (p.kind, p.importance, p.room.as_str()),
+        (Kind::Strategy, 0.7, "common")
+    );
+    assert_eq!(p.metadata["a"]["recall_count"], 4);
+    assert_eq!(
+        p.created_at,
+        engram_core::time::parse("2025-06-01T12:00:00.123Z").unwrap()
+    );
+    let fl = ms
+        .iter()
+        .find(|m| m.content.starts_with("Failure"))
+        .unwrap();
+    assert_eq!((fl.kind, fl.room.as_str()), (Kind::Failure, "alice"));
+    assert_eq!(fl.metadata["component"], "auth");
+    assert!(ms.iter().any(|m| m.kind == Kind::Handoff));
+    let again = import(&mut store, Source::AJsonl, &f);
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+}

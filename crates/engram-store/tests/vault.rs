@@ -1,0 +1,376 @@
+//! The Markdown vault: files follow the database, the database can be rebuilt from the
+//! files, and hand edits, new files, deleted files and broken files are handled.
+
+use engram_core::memory::IdRef;
+use engram_core::{Config, Kind, LinkKind, Millis, Tier};
+use engram_store::{RememberRequest, Store};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const T0: Millis = 1_790_000_000_000;
+
+fn open(dir: &Path) -> Store {
+    Store::open(&dir.join("engram.db"), Config::default())
+        .unwrap()
+        .with_clock(Arc::new(|| T0 + 60_000))
+}
+
+fn remember(store: &mut Store, req: RememberRequest) -> i64 {
+    store.remember(req).unwrap().id
+}
+
+/// Every memory (as exported, minus what a vault does not carry) and every link.
+fn snapshot(store: &Store) -> (Vec<Value>, Vec<(String, String, String, i64)>) {
+    let mut buf = Vec::new();
+    store.export_jsonl(&mut buf).unwrap();
+    let mut mems = Vec::new();
+    let mut links = Vec::new();
+    for line in String::from_utf8(buf).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        match v["type"].as_str().unwrap() {
+            "memory" => {
+                let mut v = v.clone();
+                v.as_object_mut().unwrap().remove("review_after");
+                mems.push(v);
+            }
+            "link" => links.push((
+                v["src"].as_str().unwrap().to_string(),
+                v["dst"].as_str().unwrap().to_string(),
+                v["kind"].as_str().unwrap().to_string(),
+                (v["weight"].as_f64().unwrap() * 1000.0).round() as i64,
+            )),
+            _ => {}
+        }
+    }
+    mems.sort_by_key(|m| m["uid"].as_str().unwrap().to_string());
+    links.sort();
+    (mems, links)
+}
+
+fn md_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn file_of(root: &Path, uid: &str) -> PathBuf {
+    md_files(root)
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(uid))
+        .unwrap_or_else(|| panic!("no file for {uid}"))
+}
+
+fn populate(store: &mut Store) -> Vec<i64> {
+    let a = remember(
+        store,
+        RememberRequest {
+            content: "We chose SQLite with WAL for the store.\nIt keeps one file.".into(),
+            title: Some("Storage: \"SQLite\"".into()),
+            kind: Some(Kind::Decision),
+            importance: Some(0.8),
+            tags: vec!["db".into(), "storage: core".into()],
+            room: Some("engram".into()),
+            topic_key: Some("architecture/storage".into()),
+            pinned: true,
+            source: Some("cli".into()),
+            session_id: Some("s-1".into()),
+            metadata: Some(serde_json::json!({"why": ["speed", "one file"], "n": 3})),
+            created_at: Some(T0 - 86_400_000 * 40),
+            ..Default::default()
+        },
+    );
+    let b = remember(
+        store,
+        RememberRequest {
+            content: "Yesterday the build broke on the CI runner — 日本語も".into(),
+            kind: Some(Kind::Episode),
+            room: Some("common".into()),
+            related: vec![IdRef::Id(a)],
+            created_at: Some(T0 - 86_400_000 * 400),
+            ..Default::default()
+        },
+    );
+    let c = remember(
+        store,
+        RememberRequest {
+            content: "The user prefers tabs".into(),
+            kind: Some(Kind::Preference),
+            ..Default::default()
+        },
+    );
+    store
+        .link(&IdRef::Id(c), &IdRef::Id(a), LinkKind::Related, Some(0.35))
+        .unwrap();
+    let d = store
+        .correct(
+            &IdRef::Id(c),
+            "The user prefers spaces",
+            "said so",
+            Some("cli"),
+        )
+        .unwrap()
+        .new_id;
+    let e = remember(
+        store,
+        RememberRequest {
+            content: "A scratch note".into(),
+            ..Default::default()
+        },
+    );
+    store.forget(&IdRef::Id(e)).unwrap();
+    store.sync_vault().unwrap();
+    vec![a, b, c, d, e]
+}
+
+#[test]
+fn files_follow_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let ids = populate(&mut store);
+    let root = dir.path().join("memories");
+    let files = md_files(&root);
+    assert_eq!(files.len(), 5, "{files:?}");
+    let rel: Vec<String> = files
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert!(rel.iter().any(|r| r.starts_with("decision/")), "{rel:?}");
+    assert!(
+        rel.iter().any(|r| r.starts_with("episode/2025/")),
+        "{rel:?}"
+    );
+    assert!(rel.iter().any(|r| r.starts_with("_trash/")), "{rel:?}");
+    let a = store.get(&IdRef::Id(ids[0])).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &a.uid)).unwrap();
+    assert!(text.starts_with("---\nuid: "), "{text}");
+    assert!(text.contains("kind: decision"), "{text}");
+    assert!(text.ends_with("It keeps one file.\n"), "{text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(file_of(&root, &a.uid))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // The episode links to the decision by the decision's file name (Obsidian's graph).
+    let b = store.get(&IdRef::Id(ids[1])).unwrap();
+    let btext = std::fs::read_to_string(file_of(&root, &b.uid)).unwrap();
+    let astem = file_of(&root, &a.uid)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(btext.contains(&format!("[[{astem}]]")), "{btext}");
+
+    // An update moves nothing but rewrites the file; a purge deletes it.
+    store
+        .update(
+            &IdRef::Id(ids[0]),
+            engram_store::MemoryUpdate {
+                kind: Some(Kind::Strategy),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    store.sync_vault().unwrap();
+    let moved = file_of(&root, &a.uid);
+    assert!(moved.to_string_lossy().contains("/strategy/"), "{moved:?}");
+    assert_eq!(md_files(&root).len(), 5);
+    store.purge(&IdRef::Id(ids[4]), false).unwrap();
+    store.sync_vault().unwrap();
+    assert_eq!(md_files(&root).len(), 4);
+    assert!(store.vault_status().unwrap().is_clean());
+}
+
+#[test]
+fn deleting_the_database_and_reindexing_restores_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    populate(&mut store);
+    let before = snapshot(&store);
+    drop(store);
+    for f in ["engram.db", "engram.db-wal", "engram.db-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(f));
+    }
+    let mut store = open(dir.path());
+    let report = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(report.restored, 5, "{report:?}");
+    assert!(report.warnings.is_empty(), "{report:?}");
+    let after = snapshot(&store);
+    assert_eq!(before.0, after.0, "every memory field comes back");
+    assert_eq!(before.1, after.1, "every link comes back");
+    // Restored, the vault is clean and a second reindex changes nothing.
+    assert!(store.vault_status().unwrap().is_clean());
+    let again = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(again.unchanged, 5);
+    assert_eq!((again.created, again.restored, again.updated), (0, 0, 0));
+    // Recall finds restored memories (the text index was rebuilt).
+    let hits = store
+        .recall(&{
+            let mut r = engram_store::RecallRequest::new("SQLite WAL");
+            r.room = Some("*".into());
+            r
+        })
+        .unwrap();
+    assert!(!hits.hits.is_empty());
+}
+
+#[test]
+fn hand_edits_new_files_deleted_files_and_garbage() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let ids = populate(&mut store);
+    let root = dir.path().join("memories");
+    let a = store.get(&IdRef::Id(ids[0])).unwrap();
+
+    // 1. Edit a body and a front matter field by hand.
+    let path = file_of(&root, &a.uid);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text
+        .replace("It keeps one file.", "It keeps one file and a WAL.")
+        .replace("importance: 0.8", "importance: 0.9");
+    std::fs::write(&path, edited).unwrap();
+
+    // 2. A new note written by hand (no uid), in B's style.
+    std::fs::create_dir_all(root.join("fact")).unwrap();
+    let new_path = root.join("fact/my-note.md");
+    std::fs::write(
+        &new_path,
+        "---\ntype: knowledge\ntags:\n- handmade\nimportance: 7\nroom: notes\n---\nDeploys go out on Tuesdays.\n",
+    )
+    .unwrap();
+
+    // 3. Garbage front matter.
+    let bad = root.join("fact/broken.md");
+    std::fs::write(&bad, "---\ntitle: ok\n  nested: nope\n---\nbody\n").unwrap();
+
+    // 4. Delete a file by hand.
+    let d = store.get(&IdRef::Id(ids[3])).unwrap();
+    std::fs::remove_file(file_of(&root, &d.uid)).unwrap();
+
+    assert!(!store.vault_status().unwrap().is_clean());
+    let report = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(report.updated, 1, "{report:?}");
+    assert_eq!(report.created, 1, "{report:?}");
+    assert_eq!(report.trashed, 1, "{report:?}");
+    assert_eq!(report.warnings.len(), 1, "{report:?}");
+    let w = &report.warnings[0];
+    assert!(w.path.ends_with("fact/broken.md") && w.line == 3, "{w}");
+    assert!(bad.exists(), "a broken file is never deleted");
+
+    let a2 = store.get(&IdRef::Id(ids[0])).unwrap();
+    assert!(a2.content.ends_with("one file and a WAL."));
+    assert_eq!(a2.importance, 0.9);
+    assert_eq!(a2.uid, a.uid);
+    let detail = store.show(&IdRef::Id(ids[0])).unwrap();
+    let _ = detail;
+    let mut buf = Vec::new();
+    store.export_jsonl(&mut buf).unwrap();
+    let out = String::from_utf8(buf).unwrap();
+    assert!(
+        out.lines()
+            .any(|l| l.contains("\"reason\":\"vault_edit\"") && l.contains("It keeps one file.")),
+        "the previous text is kept as a revision"
+    );
+
+    // The hand-written note became a memory and got its uid written back.
+    let text = std::fs::read_to_string(
+        md_files(&root)
+            .into_iter()
+            .find(|p| p.to_string_lossy().contains("my-note"))
+            .unwrap(),
+    )
+    .unwrap();
+    let uid = text
+        .lines()
+        .find_map(|l| l.strip_prefix("uid: "))
+        .expect("uid written back")
+        .to_string();
+    let n = store.get(&IdRef::Uid(uid)).unwrap();
+    assert_eq!(n.content, "Deploys go out on Tuesdays.");
+    assert_eq!(n.kind, Kind::Knowledge);
+    assert_eq!(n.importance, 0.7);
+    assert_eq!(n.room, "notes");
+    assert_eq!(n.tags, vec!["handmade"]);
+
+    // The deleted file's memory went to the trash, and its file with it.
+    let d2 = store.get(&IdRef::Id(ids[3])).unwrap();
+    assert_eq!(d2.tier, Tier::Trash);
+    assert!(file_of(&root, &d.uid).to_string_lossy().contains("_trash"));
+
+    // Another reindex: only the broken file is still reported; nothing else changes.
+    let again = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(
+        (again.created, again.updated, again.trashed),
+        (0, 0, 0),
+        "{again:?}"
+    );
+    assert_eq!(again.warnings.len(), 1);
+}
+
+#[test]
+fn startup_check_modes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    populate(&mut store);
+    let root = dir.path().join("memories");
+    std::fs::write(root.join("fact/hand.md"), "Just a line of text\n").ok();
+    std::fs::create_dir_all(root.join("fact")).unwrap();
+    std::fs::write(root.join("fact/hand.md"), "Just a line of text\n").unwrap();
+    drop(store);
+
+    let config = Config {
+        startup_index_check: engram_core::config::IndexCheck::Warn,
+        ..Config::default()
+    };
+    let mut warn = Store::open(&dir.path().join("engram.db"), config).unwrap();
+    let (ran, msg) = warn.vault_startup(&mut |_, _| {}).unwrap();
+    assert!(ran.is_none());
+    assert!(msg.unwrap().contains("engram reindex"));
+    drop(warn);
+
+    let mut auto = open(dir.path());
+    let (ran, msg) = auto.vault_startup(&mut |_, _| {}).unwrap();
+    assert!(msg.is_none());
+    assert_eq!(ran.unwrap().created, 1);
+    let (ran, _) = auto.vault_startup(&mut |_, _| {}).unwrap();
+    assert!(ran.is_none(), "clean after one reindex");
+}
+
+#[test]
+fn vault_off_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        vault: engram_core::config::Switch::Off,
+        ..Config::default()
+    };
+    let mut store = Store::open(&dir.path().join("engram.db"), config).unwrap();
+    remember(
+        &mut store,
+        RememberRequest {
+            content: "x".into(),
+            ..Default::default()
+        },
+    );
+    store.sync_vault().unwrap();
+    assert!(!dir.path().join("memories").exists());
+}

@@ -1,0 +1,154 @@
+//! The vault and data transfer verbs: `reindex`, `export`, `import`, and the vault upkeep
+//! every other verb shares (the start-of-process check, the sync after a write).
+
+use crate::cli::{ExportArgs, ImportArgs};
+use crate::output;
+use engram_store::Store;
+use engram_store::importers::{self, Source};
+use std::io::IsTerminal;
+
+/// A progress bar on stderr, hidden when stderr is not a terminal or output is JSON.
+pub fn progress(message: &'static str, json: bool) -> indicatif::ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg:20} [{bar:30}] {pos}/{len}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(message);
+    bar
+}
+
+fn tick(bar: &indicatif::ProgressBar) -> impl FnMut(u64, u64) + '_ {
+    move |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    }
+}
+
+/// The start-of-process vault check (`startup_index_check`): warnings go to stderr, never
+/// to stdout (the MCP server's stdout is JSON-RPC only). A vault problem never stops the
+/// command: the database is the store of record.
+pub fn startup(store: &mut Store) {
+    let bar = progress("reading the vault", false);
+    match store.vault_startup(&mut tick(&bar)) {
+        Ok((report, message)) => {
+            bar.finish_and_clear();
+            if let Some(m) = message {
+                eprintln!("warning: {m}");
+            }
+            if let Some(r) = report {
+                for w in &r.warnings {
+                    eprintln!("warning: vault: {w}");
+                }
+            }
+        }
+        Err(e) => {
+            bar.finish_and_clear();
+            eprintln!("warning: vault: {e}");
+        }
+    }
+}
+
+/// Writes the files of what the last command changed.
+pub fn sync(store: &mut Store) {
+    if let Err(e) = store.sync_vault() {
+        eprintln!("warning: vault: {e}");
+    }
+}
+
+pub fn reindex(store: &mut Store, json: bool) -> anyhow::Result<()> {
+    let Some(root) = store.vault_dir() else {
+        anyhow::bail!("the vault is off (vault = \"off\" in config.toml); nothing to reindex");
+    };
+    let bar = progress("reindexing", json);
+    let report = store.reindex_vault(&mut tick(&bar))?;
+    bar.finish_and_clear();
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    output::value(&report, json, |r| {
+        format!(
+            "{}: {} files; {} unchanged, {} new, {} restored, {} updated, {} trashed, {} with changed links; {} skipped",
+            root.display(),
+            r.files,
+            r.unchanged,
+            r.created,
+            r.restored,
+            r.updated,
+            r.trashed,
+            r.links_changed,
+            r.warnings.len()
+        )
+    });
+    Ok(())
+}
+
+pub fn export(store: &Store, a: ExportArgs, json: bool) -> anyhow::Result<()> {
+    let report = match &a.out {
+        Some(path) => {
+            let tmp = path.with_extension("jsonl.partial");
+            let file = std::fs::File::create(&tmp)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
+            let mut w = std::io::BufWriter::new(file);
+            let r = store.export_jsonl(&mut w)?;
+            let file = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, path)?;
+            r
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::new(stdout.lock());
+            store.export_jsonl(&mut w)?
+        }
+    };
+    if let Some(path) = &a.out {
+        output::value(&report, json, |r| {
+            let parts: Vec<String> = r.written.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            format!("exported to {}: {}", path.display(), parts.join(", "))
+        });
+    } else {
+        let parts: Vec<String> = report
+            .written
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        eprintln!("exported {}", parts.join(", "));
+    }
+    Ok(())
+}
+
+pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()> {
+    let source = Source::parse(&a.from)?;
+    let batch = importers::read(source, &a.file, a.room.as_deref(), store.now())?;
+    let bar = progress("importing", json);
+    let report = store.import_batch(batch, &mut tick(&bar))?;
+    bar.finish_and_clear();
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    sync(store);
+    output::value(&report, json, |r| {
+        let kinds: std::collections::BTreeSet<&str> =
+            r.created.keys().chain(r.skipped.keys()).copied().collect();
+        let parts: Vec<String> = kinds
+            .iter()
+            .map(|k| {
+                format!(
+                    "{k}: {} created, {} skipped",
+                    r.created_count(k),
+                    r.skipped_count(k)
+                )
+            })
+            .collect();
+        if parts.is_empty() {
+            "nothing to import".to_string()
+        } else {
+            format!("imported {}", parts.join("; "))
+        }
+    });
+    Ok(())
+}
