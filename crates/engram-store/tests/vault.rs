@@ -21,7 +21,10 @@ fn remember(store: &mut Store, req: RememberRequest) -> i64 {
 }
 
 /// Every memory (as exported, minus what a vault does not carry) and every link.
-fn snapshot(store: &Store) -> (Vec<Value>, Vec<(String, String, String, i64)>) {
+/// Links as (source uid, target uid, kind, weight in thousandths).
+type LinkRows = Vec<(String, String, String, i64)>;
+
+fn snapshot(store: &Store) -> (Vec<Value>, LinkRows) {
     let mut buf = Vec::new();
     store.export_jsonl(&mut buf).unwrap();
     let mut mems = Vec::new();
