@@ -74,6 +74,9 @@ pub struct Config {
     pub actr: ActrParams,
     /// B's `[room_paths]`: directory prefix → room.
     pub room_paths: BTreeMap<String, String>,
+    /// Hook settings (proactive recall, auto-encoding, nudges, perf log), top-level keys.
+    #[serde(flatten)]
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 impl Default for Config {
@@ -110,6 +113,7 @@ impl Default for Config {
             default_importance: 0.5,
             actr: ActrParams::default(),
             room_paths: BTreeMap::new(),
+            hooks: crate::hooks::HooksConfig::default(),
         }
     }
 }
@@ -125,6 +129,7 @@ impl Config {
 
     /// Checks ranges, naming the setting at fault.
     pub fn validate(&self) -> Result<(), InputError> {
+        self.hooks.validate()?;
         let unit = [
             ("w_relevance", self.w_relevance),
             ("w_activation", self.w_activation),

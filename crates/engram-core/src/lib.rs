@@ -9,6 +9,7 @@ pub mod config;
 pub mod dynamics;
 pub mod embed;
 pub mod error;
+pub mod hooks;
 pub mod hub;
 pub mod importance;
 pub mod kind;

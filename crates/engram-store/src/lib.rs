@@ -9,6 +9,7 @@
 
 mod db;
 mod error;
+pub mod health;
 pub mod hub;
 mod ops;
 mod recall;
