@@ -251,7 +251,7 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
     let mcp_path = c.mcp_file(home);
     let text = std::fs::read_to_string(&mcp_path).ok();
     if !c.detected(home) && text.is_none() {
-        row(rows, format!("{name}"), Status::Na, "not installed");
+        row(rows, name, Status::Na, "not installed");
         return;
     }
     // MCP registration.

@@ -251,7 +251,7 @@ fn user_prompt(home: &Home, mut config: engram_core::Config, input: &Value) -> a
     let session = field(input, "session_id").unwrap_or("none");
     let mut parts = Vec::new();
     let searchable = pure::prompt_worth_searching(prompt, h.surface_min_prompt_chars);
-    if h.surface_mode == SurfaceMode::Off && !h.consolidate_nudge || !searchable {
+    if (h.surface_mode == SurfaceMode::Off && !h.consolidate_nudge) || !searchable {
         return Ok(None);
     }
     // Never deepen: a weak fast result would not pass the gates anyway, and the hook must

@@ -159,76 +159,157 @@ pub fn instruction_block(text: Option<&str>, block: &str, remove: bool) -> Optio
     if out.trim().is_empty() { None } else { Some(out) }
 }
 
+/// Whether a trimmed line is a table header (`[x]` or `[[x]]`).
+fn is_header(line: &str) -> bool {
+    line.trim_start().starts_with('[')
+}
+
+/// The table a header line names, without brackets, quotes or spaces (`mcp_servers.engram`).
+fn header_name(line: &str) -> String {
+    let t = line.trim();
+    let t = t.split('#').next().unwrap_or("").trim();
+    t.trim_start_matches('[')
+        .trim_end_matches(']')
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+        .collect()
+}
+
+/// Lines `[start, end)` of a table and its subtables (`name` and `name.*`).
+fn table_span(lines: &[&str], name: &str) -> Option<(usize, usize)> {
+    let start = lines.iter().position(|l| is_header(l) && header_name(l) == name)?;
+    let sub = format!("{name}.");
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| {
+            is_header(l) && {
+                let h = header_name(l);
+                h != name && !h.starts_with(&sub)
+            }
+        })
+        .map(|i| start + 1 + i)
+        .unwrap_or(lines.len());
+    Some((start, end))
+}
+
+/// Index of the line setting `key` directly in the table starting at `start` (before its
+/// first subtable), if any.
+fn key_line(lines: &[&str], start: usize, end: usize, key: &str) -> Option<usize> {
+    (start + 1..end).take_while(|&i| !is_header(lines[i])).find(|&i| {
+        let l = lines[i].trim_start();
+        l.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+    })
+}
+
+fn join(lines: &[String]) -> String {
+    let mut out = lines.join("\n");
+    while out.ends_with("\n\n") || out.ends_with('\n') {
+        out.pop();
+    }
+    if out.trim().is_empty() {
+        String::new()
+    } else {
+        out + "\n"
+    }
+}
+
 /// Codex's `~/.codex/config.toml`: `[mcp_servers.engram]` and `[features] codex_hooks`.
-/// Comments and layout elsewhere are kept (toml_edit).
+/// Edited as text (as seed B does), so comments and layout elsewhere are kept; the input
+/// and the result must parse as TOML, else the file is refused.
 pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result<Option<String>> {
     let original = text.unwrap_or("");
-    let mut doc: toml_edit::DocumentMut = original.parse().context("does not parse as TOML")?;
+    let parsed: toml::Table = original.parse().context("does not parse as TOML")?;
+    let has_engram = parsed
+        .get("mcp_servers")
+        .and_then(|s| s.get("engram"))
+        .is_some();
+    let lines: Vec<&str> = original.lines().collect();
+    let span = table_span(&lines, "mcp_servers.engram");
+    if has_engram && span.is_none() {
+        bail!("`mcp_servers.engram` is not written as a `[mcp_servers.engram]` table; edit it by hand");
+    }
+    let exe_toml = toml::Value::String(exe.to_string()).to_string();
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     if remove {
-        if let Some(servers) = doc.get_mut("mcp_servers") {
-            let servers = servers.as_table_like_mut().context("`mcp_servers` is not a table")?;
-            servers.remove("engram");
-            if servers.is_empty() {
-                doc.remove("mcp_servers");
+        if let Some((a, b)) = span {
+            out.drain(a..b);
+            // Drop the blank line setup put before the table.
+            if a > 0 && a <= out.len() && out[a - 1].trim().is_empty() {
+                out.remove(a - 1);
             }
         }
-        if let Some(features) = doc.get_mut("features").and_then(|f| f.as_table_like_mut()) {
-            let ours = features
-                .get("codex_hooks")
-                .and_then(|v| v.as_value())
-                .and_then(|v| v.decor().suffix())
-                .and_then(|s| s.as_str())
-                .is_some_and(|s| s.contains("engram"));
-            if ours {
-                features.remove("codex_hooks");
-            }
-            if features.is_empty() {
-                doc.remove("features");
+        let marked = out
+            .iter()
+            .position(|l| l.trim_start().starts_with("codex_hooks") && l.ends_with(TOML_MARK));
+        if let Some(i) = marked {
+            out.remove(i);
+            let refs: Vec<&str> = out.iter().map(String::as_str).collect();
+            if let Some((a, b)) = table_span(&refs, "features")
+                && refs[a + 1..b].iter().all(|l| l.trim().is_empty())
+            {
+                out.drain(a..b);
+                if a > 0 && a <= out.len() && out[a - 1].trim().is_empty() {
+                    out.remove(a - 1);
+                }
             }
         }
     } else {
-        let servers = doc
-            .entry("mcp_servers")
-            .or_insert_with(|| {
-                let mut t = toml_edit::Table::new();
-                t.set_implicit(true);
-                toml_edit::Item::Table(t)
-            })
-            .as_table_like_mut()
-            .context("`mcp_servers` is not a table")?;
-        match servers.get_mut("engram") {
-            Some(item) => {
-                let t = item.as_table_like_mut().context("`mcp_servers.engram` is not a table")?;
-                if t.get("command").and_then(|c| c.as_str()) != Some(exe) {
-                    t.insert("command", toml_edit::value(exe));
+        match span {
+            Some((a, b)) => {
+                let current = parsed["mcp_servers"]["engram"].get("command").and_then(|c| c.as_str());
+                let cmd_line = key_line(&lines, a, b, "command");
+                if current != Some(exe) {
+                    match cmd_line {
+                        Some(i) => out[i] = format!("command = {exe_toml}"),
+                        None => out.insert(a + 1, format!("command = {exe_toml}")),
+                    }
                 }
-                if t.get("args").is_none() {
-                    t.insert("args", toml_edit::value(toml_edit::Array::from_iter(["mcp"])));
+                let _ = b;
+                if parsed["mcp_servers"]["engram"].get("args").is_none() {
+                    let refs: Vec<&str> = out.iter().map(String::as_str).collect();
+                    let end = (a + 1..refs.len()).find(|&i| is_header(refs[i])).unwrap_or(refs.len());
+                    let at = key_line(&refs, a, end, "command").map_or(a + 1, |i| i + 1);
+                    out.insert(at, "args = [\"mcp\"]".to_string());
                 }
             }
             None => {
-                let mut t = toml_edit::Table::new();
-                t.insert("command", toml_edit::value(exe));
-                t.insert("args", toml_edit::value(toml_edit::Array::from_iter(["mcp"])));
-                servers.insert("engram", toml_edit::Item::Table(t));
+                if out.iter().any(|l| !l.trim().is_empty()) {
+                    out.push(String::new());
+                }
+                out.push("[mcp_servers.engram]".into());
+                out.push(format!("command = {exe_toml}"));
+                out.push("args = [\"mcp\"]".into());
             }
         }
-        let features = doc
-            .entry("features")
-            .or_insert_with(toml_edit::table)
-            .as_table_like_mut()
-            .context("`features` is not a table")?;
-        if features.get("codex_hooks").is_none() {
-            let mut v = toml_edit::Value::from(true);
-            v.decor_mut().set_suffix(TOML_MARK);
-            features.insert("codex_hooks", toml_edit::Item::Value(v));
+        let has_flag = parsed
+            .get("features")
+            .and_then(|f| f.get("codex_hooks"))
+            .is_some();
+        if !has_flag {
+            let line = format!("codex_hooks = true{TOML_MARK}");
+            let refs: Vec<&str> = out.iter().map(String::as_str).collect();
+            match table_span(&refs, "features") {
+                Some((a, _)) => out.insert(a + 1, line),
+                None => {
+                    out.push(String::new());
+                    out.push("[features]".into());
+                    out.push(line);
+                }
+            }
         }
     }
-    let out = doc.to_string();
-    if out == original {
+    if out.iter().map(String::as_str).eq(lines.iter().copied()) {
         return Ok(text.map(str::to_string));
     }
-    Ok(if out.trim().is_empty() { None } else { Some(out) })
+    let result = join(&out);
+    if result == original || (result.is_empty() && original.trim().is_empty()) {
+        return Ok(text.map(str::to_string));
+    }
+    result
+        .parse::<toml::Table>()
+        .context("would not parse after engram's edit; edit it by hand")?;
+    Ok(if result.is_empty() { None } else { Some(result) })
 }
 
 #[cfg(test)]
@@ -282,7 +363,8 @@ mod tests {
         let stale = once.replace("/bin/engram", "/gone/engram");
         assert_eq!(codex_toml(Some(&stale), "/bin/engram", false).unwrap().unwrap(), once);
         let removed = codex_toml(Some(&once), "/bin/engram", true).unwrap().unwrap();
-        assert_eq!(removed.trim_end(), orig.trim_end());
+        assert_eq!(removed, orig);
+        assert_eq!(codex_toml(None, "/bin/engram", false).unwrap().map(|t| codex_toml(Some(&t), "/x", true).unwrap()), Some(None));
         assert!(codex_toml(Some("[broken"), "/x", false).is_err());
         let user_flag = "[features]\ncodex_hooks = false\n";
         let kept = codex_toml(Some(user_flag), "/x", false).unwrap().unwrap();

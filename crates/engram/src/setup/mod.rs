@@ -156,7 +156,7 @@ impl Client {
                     _ => json!({ "type": "command", "command": command, "timeout": secs }),
                 };
                 HookSpec {
-                    event: client_event,
+                    event: *client_event,
                     handler,
                 }
             })
