@@ -391,7 +391,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 json,
             )?;
             if !ok {
-                anyhow::bail!("some files were refused or could not be written (see above)");
+                // The refused files are already reported (as text on stderr, or in the JSON).
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                std::process::exit(1);
             }
         }
         Command::Doctor | Command::Hook(_) => unreachable!("handled before run"),

@@ -379,7 +379,8 @@ pub fn plan(
 /// permissions; the first time engram changes an existing file it copies it to `.engram.bak`.
 pub fn write_atomic(path: &Path, bytes: Option<&str>) -> anyhow::Result<()> {
     let bak = backup_path(path);
-    if path.exists() && !bak.exists() {
+    // Deleting is only ever done to a file that held engram's entries alone: no backup.
+    if bytes.is_some() && path.exists() && !bak.exists() {
         std::fs::copy(path, &bak).with_context(|| format!("backing up {}", path.display()))?;
     }
     let Some(bytes) = bytes else {
