@@ -279,7 +279,12 @@ pub fn project_name(cwd: &str) -> String {
 ///
 /// Outcome (summary of the last response): …
 /// ```
-pub fn build_episode(t: &Transcript, date: &str, project: &str, min_chars: usize) -> Option<String> {
+pub fn build_episode(
+    t: &Transcript,
+    date: &str,
+    project: &str,
+    min_chars: usize,
+) -> Option<String> {
     let total: usize = t.user.iter().map(|u| u.chars().count()).sum();
     if t.user.is_empty() || total < min_chars {
         return None;
@@ -288,7 +293,8 @@ pub fn build_episode(t: &Transcript, date: &str, project: &str, min_chars: usize
         Some(s) => clip(s, 80),
         None => clip(&clip(&t.user[0], 60), 80),
     };
-    let mut out = format!("Session ({date}, {project}): {headline}\n\nUser's requests / messages:\n");
+    let mut out =
+        format!("Session ({date}, {project}): {headline}\n\nUser's requests / messages:\n");
     out.push_str(&format!("1. {}\n", clip(&t.user[0], 200)));
     let rest = &t.user[1..];
     if rest.len() > 5 {
@@ -401,7 +407,10 @@ mod tests {
         .join("\n");
         let t = parse_transcript(&raw);
         assert_eq!(t.cwd.as_deref(), Some("/home/me/app"));
-        assert_eq!(t.user, vec!["Please switch the database to SQLite", "and add backups"]);
+        assert_eq!(
+            t.user,
+            vec!["Please switch the database to SQLite", "and add backups"]
+        );
         let e = build_episode(&t, "2026-05-01", &project_name("/home/me/app/"), 16).unwrap();
         assert_eq!(
             e,
@@ -417,7 +426,10 @@ mod tests {
             ..Default::default()
         };
         let e = build_episode(&t, "d", "p", 1).unwrap();
-        assert!(e.contains("2. message number 2\n3. message number 3\n4. message number 7"), "{e}");
+        assert!(
+            e.contains("2. message number 2\n3. message number 3\n4. message number 7"),
+            "{e}"
+        );
         assert!(e.contains("(and 3 more messages)"), "{e}");
     }
 

@@ -68,7 +68,11 @@ pub fn rows() -> Vec<Row> {
             &mut rows,
             "hooks log",
             Status::Na,
-            format!("{} errors logged in {}; last: {last}", text.lines().count(), log.display()),
+            format!(
+                "{} errors logged in {}; last: {last}",
+                text.lines().count(),
+                log.display()
+            ),
         );
     }
     rows
@@ -76,18 +80,29 @@ pub fn rows() -> Vec<Row> {
 
 fn config_rows(rows: &mut Vec<Row>, home: &Home) -> Option<engram_core::Config> {
     let path = home.config_path();
-    let env: Vec<(String, String)> = std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")).collect();
+    let env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("ENGRAM_"))
+        .collect();
     match engram_store::settings::load(&path, &env) {
         Ok(loaded) => {
             let mut notes = Vec::new();
             if !loaded.unknown_keys.is_empty() {
-                notes.push(format!("unknown keys ignored: {}", loaded.unknown_keys.join(", ")));
+                notes.push(format!(
+                    "unknown keys ignored: {}",
+                    loaded.unknown_keys.join(", ")
+                ));
             }
             if !loaded.unknown_env.is_empty() {
-                notes.push(format!("unknown variables ignored: {}", loaded.unknown_env.join(", ")));
+                notes.push(format!(
+                    "unknown variables ignored: {}",
+                    loaded.unknown_env.join(", ")
+                ));
             }
             let (status, detail) = if !notes.is_empty() {
-                (Status::Ng, format!("{}: {}", path.display(), notes.join("; ")))
+                (
+                    Status::Ng,
+                    format!("{}: {}", path.display(), notes.join("; ")),
+                )
             } else if path.exists() {
                 (Status::Ok, format!("{} parses", path.display()))
             } else {
@@ -106,7 +121,12 @@ fn config_rows(rows: &mut Vec<Row>, home: &Home) -> Option<engram_core::Config> 
 fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
     let db = home.db_path();
     if !db.exists() {
-        row(rows, "store", Status::Na, format!("{} not created yet (created on first use)", db.display()));
+        row(
+            rows,
+            "store",
+            Status::Na,
+            format!("{} not created yet (created on first use)", db.display()),
+        );
         vault_row(rows, home, None);
         model_rows(rows, home, config, None);
         return;
@@ -126,24 +146,53 @@ fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
         }
     };
     if health.quick_check == "ok" {
-        row(rows, "store integrity", Status::Ok, format!("{}: quick_check ok, {} memories", db.display(), health.memories));
+        row(
+            rows,
+            "store integrity",
+            Status::Ok,
+            format!(
+                "{}: quick_check ok, {} memories",
+                db.display(),
+                health.memories
+            ),
+        );
     } else {
-        row(rows, "store integrity", Status::Ng, format!("{}: quick_check: {}", db.display(), health.quick_check));
+        row(
+            rows,
+            "store integrity",
+            Status::Ng,
+            format!("{}: quick_check: {}", db.display(), health.quick_check),
+        );
     }
     let want = engram_store::SCHEMA_VERSION;
     if health.schema_version == want {
         row(rows, "schema", Status::Ok, format!("version {want}"));
     } else {
-        row(rows, "schema", Status::Ng, format!("version {} (this engram writes {want})", health.schema_version));
+        row(
+            rows,
+            "schema",
+            Status::Ng,
+            format!(
+                "version {} (this engram writes {want})",
+                health.schema_version
+            ),
+        );
     }
     let fts = |name: &str, n: Option<u64>| match n {
         None => (Status::Ng, format!("{name} missing")),
         Some(n) if n == health.memories => (Status::Ok, format!("{name} {n} rows")),
-        Some(n) => (Status::Ng, format!("{name} {n} rows for {} memories", health.memories)),
+        Some(n) => (
+            Status::Ng,
+            format!("{name} {n} rows for {} memories", health.memories),
+        ),
     };
     let (a, da) = fts("fts_words", health.fts_words);
     let (b, dbb) = fts("fts_grams", health.fts_grams);
-    let status = if a == Status::Ok && b == Status::Ok { Status::Ok } else { Status::Ng };
+    let status = if a == Status::Ok && b == Status::Ok {
+        Status::Ok
+    } else {
+        Status::Ng
+    };
     row(rows, "full-text index", status, format!("{da}; {dbb}"));
     vault_row(rows, home, Some(health.live_memories));
     model_rows(rows, home, config, Some((&store, &health)));
@@ -155,7 +204,10 @@ fn count_md(dir: &Path) -> u64 {
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                if !p.file_name().is_some_and(|f| f.to_string_lossy().starts_with(['.', '_'])) {
+                if !p
+                    .file_name()
+                    .is_some_and(|f| f.to_string_lossy().starts_with(['.', '_']))
+                {
                     n += count_md(&p);
                 }
             } else if p.extension().is_some_and(|x| x == "md") {
@@ -174,9 +226,24 @@ fn vault_row(rows: &mut Vec<Row>, home: &Home, live: Option<u64>) {
     }
     let files = count_md(&dir);
     match live {
-        Some(m) if m == files => row(rows, "vault", Status::Ok, format!("{files} files for {m} memories")),
-        Some(m) => row(rows, "vault", Status::Ng, format!("{files} files in {} for {m} memories", dir.display())),
-        None => row(rows, "vault", Status::Na, format!("{files} files, no store yet")),
+        Some(m) if m == files => row(
+            rows,
+            "vault",
+            Status::Ok,
+            format!("{files} files for {m} memories"),
+        ),
+        Some(m) => row(
+            rows,
+            "vault",
+            Status::Ng,
+            format!("{files} files in {} for {m} memories", dir.display()),
+        ),
+        None => row(
+            rows,
+            "vault",
+            Status::Na,
+            format!("{files} files, no store yet"),
+        ),
     }
 }
 
@@ -188,13 +255,23 @@ fn model_rows(
 ) {
     let name = config.model.trim();
     if name.is_empty() || name.eq_ignore_ascii_case("none") {
-        row(rows, "model", Status::Na, "model = \"none\": recall is lexical");
+        row(
+            rows,
+            "model",
+            Status::Na,
+            "model = \"none\": recall is lexical",
+        );
         return;
     }
     let embedder = match crate::models::load(home, config) {
         Ok(Some(e)) => e,
         Ok(None) => {
-            row(rows, "model", Status::Na, format!("{name} not installed: recall is lexical (`engram model pull {name}`)"));
+            row(
+                rows,
+                "model",
+                Status::Na,
+                format!("{name} not installed: recall is lexical (`engram model pull {name}`)"),
+            );
             return;
         }
         Err(e) => {
@@ -213,16 +290,36 @@ fn model_rows(
         .filter(|v| v.model == id && v.dim != dim)
         .map(|v| format!("{} vectors of {}-d", v.count, v.dim))
         .collect();
-    let mine: u64 = health.vectors.iter().filter(|v| v.model == id && v.dim == dim).map(|v| v.count).sum();
-    let others: u64 = health.vectors.iter().filter(|v| v.model != id).map(|v| v.count).sum();
-    let mut detail = format!("{id} loads, {dim}-d; {mine} vectors of it for {} memories", health.live_memories);
+    let mine: u64 = health
+        .vectors
+        .iter()
+        .filter(|v| v.model == id && v.dim == dim)
+        .map(|v| v.count)
+        .sum();
+    let others: u64 = health
+        .vectors
+        .iter()
+        .filter(|v| v.model != id)
+        .map(|v| v.count)
+        .sum();
+    let mut detail = format!(
+        "{id} loads, {dim}-d; {mine} vectors of it for {} memories",
+        health.live_memories
+    );
     if others > 0 {
-        detail.push_str(&format!(" ({others} vectors of other models, ignored until re-embedded)"));
+        detail.push_str(&format!(
+            " ({others} vectors of other models, ignored until re-embedded)"
+        ));
     }
     if mismatch.is_empty() {
         row(rows, "model", Status::Ok, detail);
     } else {
-        row(rows, "model", Status::Ng, format!("{detail}; dimension mismatch: {}", mismatch.join(", ")));
+        row(
+            rows,
+            "model",
+            Status::Ng,
+            format!("{detail}; dimension mismatch: {}", mismatch.join(", ")),
+        );
     }
 }
 
@@ -233,7 +330,8 @@ fn command_exists(cmd: &str) -> bool {
     if p.is_absolute() {
         return p.is_file();
     }
-    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(cmd).is_file()))
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(cmd).is_file()))
 }
 
 /// The program of a hook command line (`"<path>" hook …` or `path hook …`).
@@ -277,15 +375,38 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
     };
     match command {
         Err(e) => row(rows, format!("{name}: MCP server"), Status::Ng, e),
-        Ok(None) => row(rows, format!("{name}: MCP server"), Status::Na, format!("not registered (`engram setup --agents {name}`)")),
-        Ok(Some(cmd)) if command_exists(&cmd) => row(rows, format!("{name}: MCP server"), Status::Ok, format!("{cmd} in {}", mcp_path.display())),
-        Ok(Some(cmd)) => row(rows, format!("{name}: MCP server"), Status::Ng, format!("stale path {cmd} in {} (run `engram setup`)", mcp_path.display())),
+        Ok(None) => row(
+            rows,
+            format!("{name}: MCP server"),
+            Status::Na,
+            format!("not registered (`engram setup --agents {name}`)"),
+        ),
+        Ok(Some(cmd)) if command_exists(&cmd) => row(
+            rows,
+            format!("{name}: MCP server"),
+            Status::Ok,
+            format!("{cmd} in {}", mcp_path.display()),
+        ),
+        Ok(Some(cmd)) => row(
+            rows,
+            format!("{name}: MCP server"),
+            Status::Ng,
+            format!(
+                "stale path {cmd} in {} (run `engram setup`)",
+                mcp_path.display()
+            ),
+        ),
     }
     // Hooks.
     if let Some(path) = c.hooks_file(home) {
         let text = std::fs::read_to_string(&path).ok();
         match edit::parse_json(text.as_deref()) {
-            Err(e) => row(rows, format!("{name}: hooks"), Status::Ng, format!("{}: {e:#}", path.display())),
+            Err(e) => row(
+                rows,
+                format!("{name}: hooks"),
+                Status::Ng,
+                format!("{}: {e:#}", path.display()),
+            ),
             Ok(doc) => {
                 let mut present = Vec::new();
                 let mut stale = Vec::new();
@@ -311,23 +432,53 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
                 }
                 let all = c.hook_events().len();
                 if !stale.is_empty() {
-                    row(rows, format!("{name}: hooks"), Status::Ng, format!("stale path: {} (run `engram setup`)", stale.join(", ")));
+                    row(
+                        rows,
+                        format!("{name}: hooks"),
+                        Status::Ng,
+                        format!("stale path: {} (run `engram setup`)", stale.join(", ")),
+                    );
                 } else if present.is_empty() {
                     row(rows, format!("{name}: hooks"), Status::Na, "not installed");
                 } else if present.len() < all {
-                    row(rows, format!("{name}: hooks"), Status::Ng, format!("only {} of {all} in {} (run `engram setup`)", present.join(", "), path.display()));
+                    row(
+                        rows,
+                        format!("{name}: hooks"),
+                        Status::Ng,
+                        format!(
+                            "only {} of {all} in {} (run `engram setup`)",
+                            present.join(", "),
+                            path.display()
+                        ),
+                    );
                 } else {
-                    row(rows, format!("{name}: hooks"), Status::Ok, format!("{} in {}", present.join(", "), path.display()));
+                    row(
+                        rows,
+                        format!("{name}: hooks"),
+                        Status::Ok,
+                        format!("{} in {}", present.join(", "), path.display()),
+                    );
                 }
             }
         }
     }
     if let Some(path) = c.instructions_file(home) {
-        let has = std::fs::read_to_string(&path).is_ok_and(|t| t.contains(edit::BEGIN) && t.contains(edit::END));
+        let has = std::fs::read_to_string(&path)
+            .is_ok_and(|t| t.contains(edit::BEGIN) && t.contains(edit::END));
         if has {
-            row(rows, format!("{name}: instructions"), Status::Ok, format!("memory protocol in {}", path.display()));
+            row(
+                rows,
+                format!("{name}: instructions"),
+                Status::Ok,
+                format!("memory protocol in {}", path.display()),
+            );
         } else {
-            row(rows, format!("{name}: instructions"), Status::Na, format!("no memory protocol in {}", path.display()));
+            row(
+                rows,
+                format!("{name}: instructions"),
+                Status::Na,
+                format!("no memory protocol in {}", path.display()),
+            );
         }
     }
 }
@@ -344,7 +495,10 @@ fn perf_rows(rows: &mut Vec<Row>, home: &Home) {
             rows,
             format!("latency: {}", t.tool),
             Status::Ok,
-            format!("p50 {:.1} ms, p95 {:.1} ms over {} calls ({} errors)", t.p50_ms, t.p95_ms, t.calls, t.errors),
+            format!(
+                "p50 {:.1} ms, p95 {:.1} ms over {} calls ({} errors)",
+                t.p50_ms, t.p95_ms, t.calls, t.errors
+            ),
         );
     }
 }
@@ -354,7 +508,10 @@ pub fn run(json_out: bool, fail_on_ng: bool) -> anyhow::Result<bool> {
     let rows = rows();
     let ok = rows.iter().all(|r| r.status != Status::Ng);
     if json_out {
-        println!("{}", serde_json::to_string_pretty(&json!({ "ok": ok, "rows": rows }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "ok": ok, "rows": rows }))?
+        );
     } else {
         for r in &rows {
             println!("[{}] {:<22} {}", r.status.mark(), r.check, r.detail);

@@ -95,7 +95,11 @@ pub fn run(event: &str, agent: Option<&str>) {
     let _ = std::io::stdin().take(MAX_INPUT).read_to_end(&mut raw);
     let agent = Agent::parse(agent);
     let Some(ev) = Event::parse(event) else {
-        log(home.as_ref(), event, &format!("unknown hook event {event:?}"));
+        log(
+            home.as_ref(),
+            event,
+            &format!("unknown hook event {event:?}"),
+        );
         return;
     };
     let out = std::panic::catch_unwind(|| handle(home.as_ref(), ev, agent, &raw));
@@ -147,12 +151,21 @@ fn field<'a>(input: &'a Value, name: &str) -> Option<&'a str> {
         .filter(|s| !s.is_empty())
 }
 
-fn handle(home: Option<&Home>, ev: Event, agent: Agent, raw: &[u8]) -> anyhow::Result<Option<String>> {
+fn handle(
+    home: Option<&Home>,
+    ev: Event,
+    agent: Agent,
+    raw: &[u8],
+) -> anyhow::Result<Option<String>> {
     let home = home.ok_or_else(|| anyhow::anyhow!("neither ENGRAM_HOME nor HOME is set"))?;
     let text = match std::str::from_utf8(raw) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => {
-            log(Some(home), "input", "stdin is not valid UTF-8; invalid bytes replaced");
+            log(
+                Some(home),
+                "input",
+                "stdin is not valid UTF-8; invalid bytes replaced",
+            );
             String::from_utf8_lossy(raw)
         }
     };
@@ -177,7 +190,11 @@ fn cwd_of(input: &Value) -> Option<PathBuf> {
     field(input, "cwd").map(PathBuf::from)
 }
 
-fn session_start(home: &Home, config: engram_core::Config, input: &Value) -> anyhow::Result<Option<String>> {
+fn session_start(
+    home: &Home,
+    config: engram_core::Config,
+    input: &Value,
+) -> anyhow::Result<Option<String>> {
     let store = Store::open(&home.db_path(), config)?;
     let b = store.context(&engram_store::ContextRequest {
         room: None,
@@ -203,7 +220,13 @@ fn session_start(home: &Home, config: engram_core::Config, input: &Value) -> any
 fn sanitize(id: &str) -> String {
     let s: String = id
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(128)
         .collect();
     if s.is_empty() { "none".into() } else { s }
@@ -245,7 +268,11 @@ fn sweep_surface_state(dir: &Path) {
     }
 }
 
-fn user_prompt(home: &Home, mut config: engram_core::Config, input: &Value) -> anyhow::Result<Option<String>> {
+fn user_prompt(
+    home: &Home,
+    mut config: engram_core::Config,
+    input: &Value,
+) -> anyhow::Result<Option<String>> {
     let h = config.hooks.clone();
     let prompt = field(input, "prompt").unwrap_or("");
     let session = field(input, "session_id").unwrap_or("none");
@@ -304,10 +331,17 @@ fn user_prompt(home: &Home, mut config: engram_core::Config, input: &Value) -> a
         }
         if !chosen.is_empty() {
             surfaced.extend(chosen.iter().map(|c| c.id));
-            write_atomic(&state_path, json!({ "surfaced": surfaced }).to_string().as_bytes())?;
+            write_atomic(
+                &state_path,
+                json!({ "surfaced": surfaced }).to_string().as_bytes(),
+            )?;
             sweep_surface_state(&state_dir);
         }
-        let mode = if h.surface_mode == SurfaceMode::Active { "active" } else { "shadow" };
+        let mode = if h.surface_mode == SurfaceMode::Active {
+            "active"
+        } else {
+            "shadow"
+        };
         append_surface_log(
             home,
             &json!({
@@ -335,7 +369,10 @@ fn append_surface_log(home: &Home, line: &Value) {
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 5 << 20 {
             let _ = std::fs::rename(&path, path.with_extension("jsonl.old"));
         }
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
         f.write_all(format!("{line}\n").as_bytes())
     })();
 }
@@ -350,7 +387,10 @@ fn nudge(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Opt
         .filter(Value::is_object)
         .unwrap_or_else(|| json!({}));
     let now = now_ms();
-    let last = state.get("last_nudged_at").and_then(Value::as_i64).unwrap_or(0);
+    let last = state
+        .get("last_nudged_at")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
     let interval = (h.consolidate_nudge_interval_days * 86_400_000.0) as i64;
     if now - last < interval {
         return None;
@@ -367,7 +407,9 @@ fn nudge(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Opt
     Some(pure::consolidation_nudge(n, h.consolidate_min_age_days))
 }
 
-fn read_transcript(input: &Value) -> anyhow::Result<Option<(String, engram_core::hooks::Transcript)>> {
+fn read_transcript(
+    input: &Value,
+) -> anyhow::Result<Option<(String, engram_core::hooks::Transcript)>> {
     let Some(path) = field(input, "transcript_path") else {
         return Ok(None);
     };
@@ -378,21 +420,31 @@ fn read_transcript(input: &Value) -> anyhow::Result<Option<(String, engram_core:
     };
     let mut buf = Vec::new();
     f.take(MAX_TRANSCRIPT).read_to_end(&mut buf)?;
-    Ok(Some((path.to_string(), pure::parse_transcript(&String::from_utf8_lossy(&buf)))))
+    Ok(Some((
+        path.to_string(),
+        pure::parse_transcript(&String::from_utf8_lossy(&buf)),
+    )))
 }
 
 fn today() -> String {
     engram_core::time::format(now_ms())[..10].to_string()
 }
 
-fn session_end(home: &Home, config: engram_core::Config, agent: Agent, input: &Value) -> anyhow::Result<()> {
+fn session_end(
+    home: &Home,
+    config: engram_core::Config,
+    agent: Agent,
+    input: &Value,
+) -> anyhow::Result<()> {
     if !config.hooks.auto_encode {
         return Ok(());
     }
     let Some((path, transcript)) = read_transcript(input)? else {
         return Ok(());
     };
-    let key = field(input, "session_id").map(str::to_string).unwrap_or_else(|| path.clone());
+    let key = field(input, "session_id")
+        .map(str::to_string)
+        .unwrap_or_else(|| path.clone());
     let key = key.split_whitespace().collect::<Vec<_>>().join("_");
     let list_path = home.root.join("hooks").join("encoded_sessions.txt");
     let mut done: Vec<String> = std::fs::read_to_string(&list_path)
@@ -403,10 +455,17 @@ fn session_end(home: &Home, config: engram_core::Config, agent: Agent, input: &V
     if done.contains(&key) {
         return Ok(());
     }
-    let cwd = field(input, "cwd").map(str::to_string).or_else(|| transcript.cwd.clone());
-    let project = cwd.as_deref().map(pure::project_name).unwrap_or_else(|| "unknown".into());
+    let cwd = field(input, "cwd")
+        .map(str::to_string)
+        .or_else(|| transcript.cwd.clone());
+    let project = cwd
+        .as_deref()
+        .map(pure::project_name)
+        .unwrap_or_else(|| "unknown".into());
     let h = config.hooks.clone();
-    if let Some(episode) = pure::build_episode(&transcript, &today(), &project, h.auto_encode_min_chars) {
+    if let Some(episode) =
+        pure::build_episode(&transcript, &today(), &project, h.auto_encode_min_chars)
+    {
         let mut store = Store::open(&home.db_path(), config)?;
         store.remember(RememberRequest {
             content: episode,
@@ -422,19 +481,32 @@ fn session_end(home: &Home, config: engram_core::Config, agent: Agent, input: &V
     }
     done.push(key);
     let from = done.len().saturating_sub(ENCODED_KEEP);
-    write_atomic(&list_path, format!("{}\n", done[from..].join("\n")).as_bytes())?;
+    write_atomic(
+        &list_path,
+        format!("{}\n", done[from..].join("\n")).as_bytes(),
+    )?;
     Ok(())
 }
 
-fn pre_compact(home: &Home, config: engram_core::Config, agent: Agent, input: &Value) -> anyhow::Result<()> {
+fn pre_compact(
+    home: &Home,
+    config: engram_core::Config,
+    agent: Agent,
+    input: &Value,
+) -> anyhow::Result<()> {
     if !config.hooks.auto_encode {
         return Ok(());
     }
     let Some((path, transcript)) = read_transcript(input)? else {
         return Ok(());
     };
-    let cwd = field(input, "cwd").map(str::to_string).or_else(|| transcript.cwd.clone());
-    let project = cwd.as_deref().map(pure::project_name).unwrap_or_else(|| "unknown".into());
+    let cwd = field(input, "cwd")
+        .map(str::to_string)
+        .or_else(|| transcript.cwd.clone());
+    let project = cwd
+        .as_deref()
+        .map(pure::project_name)
+        .unwrap_or_else(|| "unknown".into());
     let Some(episode) = pure::build_precompact(&transcript, &today(), &project, 5) else {
         return Ok(());
     };
@@ -458,25 +530,76 @@ fn pre_compact(home: &Home, config: engram_core::Config, agent: Agent, input: &V
 /// `engram bench hook`: spawns `engram hook user-prompt-submit` `runs` times against a
 /// synthetic store of `memories` English-like memories and reports p50/p95 wall time.
 pub fn bench(memories: usize, runs: usize, as_json: bool) -> anyhow::Result<()> {
-    anyhow::ensure!(memories > 0 && runs > 0, "--memories and --runs must be at least 1");
+    anyhow::ensure!(
+        memories > 0 && runs > 0,
+        "--memories and --runs must be at least 1"
+    );
     const SUBJECTS: &[&str] = &[
-        "database", "deploy", "cache", "login", "parser", "backup", "queue", "schema", "api",
-        "frontend", "logging", "metrics", "billing", "search", "upload", "session", "worker",
-        "router", "config", "migration", "test", "build", "docker", "index", "token",
+        "database",
+        "deploy",
+        "cache",
+        "login",
+        "parser",
+        "backup",
+        "queue",
+        "schema",
+        "api",
+        "frontend",
+        "logging",
+        "metrics",
+        "billing",
+        "search",
+        "upload",
+        "session",
+        "worker",
+        "router",
+        "config",
+        "migration",
+        "test",
+        "build",
+        "docker",
+        "index",
+        "token",
     ];
     const VERBS: &[&str] = &[
-        "uses", "needs", "broke after", "was moved to", "depends on", "replaced", "talks to",
-        "is slow because of", "was fixed by", "must not touch",
+        "uses",
+        "needs",
+        "broke after",
+        "was moved to",
+        "depends on",
+        "replaced",
+        "talks to",
+        "is slow because of",
+        "was fixed by",
+        "must not touch",
     ];
     const OBJECTS: &[&str] = &[
-        "SQLite", "PostgreSQL", "Redis", "the retry loop", "a feature flag", "the nightly job",
-        "Kubernetes", "the staging cluster", "a mutex", "the rate limiter", "JSON schema",
-        "the CDN", "an LRU map", "OAuth", "the message bus", "protobuf", "the cron runner",
+        "SQLite",
+        "PostgreSQL",
+        "Redis",
+        "the retry loop",
+        "a feature flag",
+        "the nightly job",
+        "Kubernetes",
+        "the staging cluster",
+        "a mutex",
+        "the rate limiter",
+        "JSON schema",
+        "the CDN",
+        "an LRU map",
+        "OAuth",
+        "the message bus",
+        "protobuf",
+        "the cron runner",
     ];
     let dir = tempfile::tempdir()?;
-    let home = Home { root: dir.path().to_path_buf() };
-    let mut config = engram_core::Config::default();
-    config.model = "none".into();
+    let home = Home {
+        root: dir.path().to_path_buf(),
+    };
+    let config = engram_core::Config {
+        model: "none".into(),
+        ..Default::default()
+    };
     let mut store = Store::open(&home.db_path(), config)?;
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = |n: usize| {
@@ -498,7 +621,8 @@ pub fn bench(memories: usize, runs: usize, as_json: bool) -> anyhow::Result<()> 
         );
         store.remember(RememberRequest {
             content,
-            room: Some("bench".into()),
+            // The same room the hook resolves from its `cwd`.
+            cwd: Some(dir.path().to_path_buf()),
             ..Default::default()
         })?;
     }
@@ -524,7 +648,11 @@ pub fn bench(memories: usize, runs: usize, as_json: bool) -> anyhow::Result<()> 
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()?;
-        child.stdin.take().expect("piped").write_all(input.to_string().as_bytes())?;
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(input.to_string().as_bytes())?;
         let out = child.wait_with_output()?;
         lat.push(t.elapsed().as_secs_f64() * 1000.0);
         if !out.stdout.is_empty() {
@@ -532,7 +660,10 @@ pub fn bench(memories: usize, runs: usize, as_json: bool) -> anyhow::Result<()> 
         }
     }
     lat.sort_by(f64::total_cmp);
-    let (p50, p95) = (crate::perf::percentile(&lat, 0.5), crate::perf::percentile(&lat, 0.95));
+    let (p50, p95) = (
+        crate::perf::percentile(&lat, 0.5),
+        crate::perf::percentile(&lat, 0.95),
+    );
     if as_json {
         println!(
             "{}",

@@ -48,7 +48,8 @@ fn append(path: &Path, tool: &str, ms: f64, ok: bool) -> std::io::Result<()> {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0),
     );
-    let line = serde_json::json!({ "ts": ts, "tool": tool, "ms": (ms * 100.0).round() / 100.0, "ok": ok });
+    let line =
+        serde_json::json!({ "ts": ts, "tool": tool, "ms": (ms * 100.0).round() / 100.0, "ok": ok });
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -37,7 +37,10 @@ pub fn render_json(doc: Map<String, Value>, has_backup: bool) -> Option<String> 
     Some(s)
 }
 
-fn object_at<'a>(doc: &'a mut Map<String, Value>, key: &str) -> anyhow::Result<&'a mut Map<String, Value>> {
+fn object_at<'a>(
+    doc: &'a mut Map<String, Value>,
+    key: &str,
+) -> anyhow::Result<&'a mut Map<String, Value>> {
     doc.entry(key.to_string())
         .or_insert_with(|| json!({}))
         .as_object_mut()
@@ -50,7 +53,9 @@ fn object_at<'a>(doc: &'a mut Map<String, Value>, key: &str) -> anyhow::Result<&
 pub fn mcp_json(doc: &mut Map<String, Value>, entry: Value, remove: bool) -> anyhow::Result<()> {
     if remove {
         if let Some(servers) = doc.get_mut("mcpServers") {
-            let servers = servers.as_object_mut().context("`mcpServers` is not a JSON object")?;
+            let servers = servers
+                .as_object_mut()
+                .context("`mcpServers` is not a JSON object")?;
             servers.remove("engram");
             if servers.is_empty() {
                 doc.remove("mcpServers");
@@ -84,7 +89,11 @@ pub struct HookSpec {
 /// Installs (or removes) engram's hooks in the `hooks` object shared by Claude Code, Codex
 /// and Gemini CLI: `{"hooks": {"Event": [{"matcher"?, "hooks": [{"type": "command", ...}]}]}}`.
 /// An existing engram handler is updated in place; other handlers are left alone.
-pub fn hooks_json(doc: &mut Map<String, Value>, specs: &[HookSpec], remove: bool) -> anyhow::Result<()> {
+pub fn hooks_json(
+    doc: &mut Map<String, Value>,
+    specs: &[HookSpec],
+    remove: bool,
+) -> anyhow::Result<()> {
     if remove && !doc.contains_key("hooks") {
         return Ok(());
     }
@@ -105,7 +114,10 @@ pub fn hooks_json(doc: &mut Map<String, Value>, specs: &[HookSpec], remove: bool
             };
             let before = list.len();
             list.retain_mut(|h| {
-                let ours = h.get("command").and_then(Value::as_str).is_some_and(is_our_hook);
+                let ours = h
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_our_hook);
                 if !ours {
                     return true;
                 }
@@ -140,7 +152,9 @@ pub fn hooks_json(doc: &mut Map<String, Value>, specs: &[HookSpec], remove: bool
 pub fn instruction_block(text: Option<&str>, block: &str, remove: bool) -> Option<String> {
     let text = text.unwrap_or("");
     let wrapped = format!("{BEGIN}\n{}\n{END}", block.trim_end());
-    let span = text.find(BEGIN).and_then(|b| text[b..].find(END).map(|e| (b, b + e + END.len())));
+    let span = text
+        .find(BEGIN)
+        .and_then(|b| text[b..].find(END).map(|e| (b, b + e + END.len())));
     let out = match (span, remove) {
         (Some((b, e)), false) => format!("{}{wrapped}{}", &text[..b], &text[e..]),
         (Some((b, e)), true) => {
@@ -156,7 +170,11 @@ pub fn instruction_block(text: Option<&str>, block: &str, remove: bool) -> Optio
         (None, false) => format!("{}\n\n{wrapped}\n", text.trim_end()),
         (None, true) => text.to_string(),
     };
-    if out.trim().is_empty() { None } else { Some(out) }
+    if out.trim().is_empty() {
+        None
+    } else {
+        Some(out)
+    }
 }
 
 /// Whether a trimmed line is a table header (`[x]` or `[[x]]`).
@@ -177,7 +195,9 @@ fn header_name(line: &str) -> String {
 
 /// Lines `[start, end)` of a table and its subtables (`name` and `name.*`).
 fn table_span(lines: &[&str], name: &str) -> Option<(usize, usize)> {
-    let start = lines.iter().position(|l| is_header(l) && header_name(l) == name)?;
+    let start = lines
+        .iter()
+        .position(|l| is_header(l) && header_name(l) == name)?;
     let sub = format!("{name}.");
     let end = lines[start + 1..]
         .iter()
@@ -195,11 +215,13 @@ fn table_span(lines: &[&str], name: &str) -> Option<(usize, usize)> {
 /// Index of the line setting `key` directly in the table starting at `start` (before its
 /// first subtable), if any.
 fn key_line(lines: &[&str], start: usize, end: usize, key: &str) -> Option<usize> {
-    (start + 1..end).take_while(|&i| !is_header(lines[i])).find(|&i| {
-        let l = lines[i].trim_start();
-        l.strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('='))
-    })
+    (start + 1..end)
+        .take_while(|&i| !is_header(lines[i]))
+        .find(|&i| {
+            let l = lines[i].trim_start();
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
 }
 
 fn join(lines: &[String]) -> String {
@@ -227,7 +249,9 @@ pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result
     let lines: Vec<&str> = original.lines().collect();
     let span = table_span(&lines, "mcp_servers.engram");
     if has_engram && span.is_none() {
-        bail!("`mcp_servers.engram` is not written as a `[mcp_servers.engram]` table; edit it by hand");
+        bail!(
+            "`mcp_servers.engram` is not written as a `[mcp_servers.engram]` table; edit it by hand"
+        );
     }
     let exe_toml = toml::Value::String(exe.to_string()).to_string();
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
@@ -257,7 +281,9 @@ pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result
     } else {
         match span {
             Some((a, b)) => {
-                let current = parsed["mcp_servers"]["engram"].get("command").and_then(|c| c.as_str());
+                let current = parsed["mcp_servers"]["engram"]
+                    .get("command")
+                    .and_then(|c| c.as_str());
                 let cmd_line = key_line(&lines, a, b, "command");
                 if current != Some(exe) {
                     match cmd_line {
@@ -268,7 +294,9 @@ pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result
                 let _ = b;
                 if parsed["mcp_servers"]["engram"].get("args").is_none() {
                     let refs: Vec<&str> = out.iter().map(String::as_str).collect();
-                    let end = (a + 1..refs.len()).find(|&i| is_header(refs[i])).unwrap_or(refs.len());
+                    let end = (a + 1..refs.len())
+                        .find(|&i| is_header(refs[i]))
+                        .unwrap_or(refs.len());
                     let at = key_line(&refs, a, end, "command").map_or(a + 1, |i| i + 1);
                     out.insert(at, "args = [\"mcp\"]".to_string());
                 }
@@ -309,7 +337,11 @@ pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result
     result
         .parse::<toml::Table>()
         .context("would not parse after engram's edit; edit it by hand")?;
-    Ok(if result.is_empty() { None } else { Some(result) })
+    Ok(if result.is_empty() {
+        None
+    } else {
+        Some(result)
+    })
 }
 
 #[cfg(test)]
@@ -320,12 +352,21 @@ mod tests {
     fn block_round_trip() {
         let orig = "# My rules\nBe terse.\n";
         let with = instruction_block(Some(orig), "Use engram.", false).unwrap();
-        assert_eq!(with, format!("# My rules\nBe terse.\n\n{BEGIN}\nUse engram.\n{END}\n"));
-        assert_eq!(instruction_block(Some(&with), "Use engram.", false).unwrap(), with);
+        assert_eq!(
+            with,
+            format!("# My rules\nBe terse.\n\n{BEGIN}\nUse engram.\n{END}\n")
+        );
+        assert_eq!(
+            instruction_block(Some(&with), "Use engram.", false).unwrap(),
+            with
+        );
         let updated = instruction_block(Some(&with), "Use engram well.", false).unwrap();
         assert!(updated.contains("Use engram well.") && !updated.contains("Use engram.\n"));
         assert_eq!(instruction_block(Some(&with), "", true).unwrap(), orig);
-        assert_eq!(instruction_block(instruction_block(None, "x", false).as_deref(), "", true), None);
+        assert_eq!(
+            instruction_block(instruction_block(None, "x", false).as_deref(), "", true),
+            None
+        );
     }
 
     #[test]
@@ -345,7 +386,12 @@ mod tests {
         let groups = once["hooks"]["UserPromptSubmit"].as_array().unwrap();
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[0]["hooks"][0]["command"], "other-tool");
-        assert!(groups[1]["hooks"][0]["command"].as_str().unwrap().contains("/new/engram"));
+        assert!(
+            groups[1]["hooks"][0]["command"]
+                .as_str()
+                .unwrap()
+                .contains("/new/engram")
+        );
         hooks_json(&mut doc, &spec, true).unwrap();
         assert_eq!(
             Value::Object(doc),
@@ -356,19 +402,47 @@ mod tests {
     #[test]
     fn codex_toml_keeps_comments_and_round_trips() {
         let orig = "# my codex\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"other\"\n";
-        let once = codex_toml(Some(orig), "/bin/engram", false).unwrap().unwrap();
+        let once = codex_toml(Some(orig), "/bin/engram", false)
+            .unwrap()
+            .unwrap();
         assert!(once.starts_with(orig), "{once}");
-        assert!(once.contains("[mcp_servers.engram]") && once.contains("codex_hooks = true # added by engram setup"), "{once}");
-        assert_eq!(codex_toml(Some(&once), "/bin/engram", false).unwrap().unwrap(), once);
+        assert!(
+            once.contains("[mcp_servers.engram]")
+                && once.contains("codex_hooks = true # added by engram setup"),
+            "{once}"
+        );
+        assert_eq!(
+            codex_toml(Some(&once), "/bin/engram", false)
+                .unwrap()
+                .unwrap(),
+            once
+        );
         let stale = once.replace("/bin/engram", "/gone/engram");
-        assert_eq!(codex_toml(Some(&stale), "/bin/engram", false).unwrap().unwrap(), once);
-        let removed = codex_toml(Some(&once), "/bin/engram", true).unwrap().unwrap();
+        assert_eq!(
+            codex_toml(Some(&stale), "/bin/engram", false)
+                .unwrap()
+                .unwrap(),
+            once
+        );
+        let removed = codex_toml(Some(&once), "/bin/engram", true)
+            .unwrap()
+            .unwrap();
         assert_eq!(removed, orig);
-        assert_eq!(codex_toml(None, "/bin/engram", false).unwrap().map(|t| codex_toml(Some(&t), "/x", true).unwrap()), Some(None));
+        assert_eq!(
+            codex_toml(None, "/bin/engram", false)
+                .unwrap()
+                .map(|t| codex_toml(Some(&t), "/x", true).unwrap()),
+            Some(None)
+        );
         assert!(codex_toml(Some("[broken"), "/x", false).is_err());
         let user_flag = "[features]\ncodex_hooks = false\n";
         let kept = codex_toml(Some(user_flag), "/x", false).unwrap().unwrap();
         assert!(kept.contains("codex_hooks = false"));
-        assert!(codex_toml(Some(&kept), "/x", true).unwrap().unwrap().contains("codex_hooks = false"));
+        assert!(
+            codex_toml(Some(&kept), "/x", true)
+                .unwrap()
+                .unwrap()
+                .contains("codex_hooks = false")
+        );
     }
 }

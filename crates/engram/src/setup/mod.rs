@@ -34,7 +34,12 @@ pub enum Client {
     Cursor,
 }
 
-pub const ALL: [Client; 4] = [Client::Claude, Client::Codex, Client::Gemini, Client::Cursor];
+pub const ALL: [Client; 4] = [
+    Client::Claude,
+    Client::Codex,
+    Client::Gemini,
+    Client::Cursor,
+];
 
 impl Client {
     pub fn name(self) -> &'static str {
@@ -156,7 +161,7 @@ impl Client {
                     _ => json!({ "type": "command", "command": command, "timeout": secs }),
                 };
                 HookSpec {
-                    event: *client_event,
+                    event: client_event,
                     handler,
                 }
             })
@@ -165,16 +170,17 @@ impl Client {
 
     fn mcp_entry(self, exe: &str) -> Value {
         match self {
-            Client::Claude => json!({ "type": "stdio", "command": exe, "args": ["mcp"], "env": {} }),
+            Client::Claude => {
+                json!({ "type": "stdio", "command": exe, "args": ["mcp"], "env": {} })
+            }
             _ => json!({ "command": exe, "args": ["mcp"] }),
         }
     }
 }
 
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| {
-        std::env::split_paths(&p).any(|d| d.join(program).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
 }
 
 /// The absolute path of the running binary, which the configs point at.
@@ -317,7 +323,10 @@ pub fn plan(
                     &mut refusals,
                     name,
                     c.mcp_file(home),
-                    format!("{verb} MCP server `engram`; hooks {}", hook_names.join(", ")),
+                    format!(
+                        "{verb} MCP server `engram`; hooks {}",
+                        hook_names.join(", ")
+                    ),
                     json_file(move |doc| {
                         edit::mcp_json(doc, entry, remove)?;
                         edit::hooks_json(doc, &hooks, remove)
@@ -394,7 +403,8 @@ pub fn write_atomic(path: &Path, bytes: Option<&str>) -> anyhow::Result<()> {
     let tmp = dir.join(tmp_name);
     {
         use std::io::Write;
-        let mut f = std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
+        let mut f =
+            std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
         f.write_all(bytes.as_bytes())?;
         f.sync_all()?;
     }
@@ -409,8 +419,16 @@ pub fn write_atomic(path: &Path, bytes: Option<&str>) -> anyhow::Result<()> {
 fn diff(old: Option<&str>, new: Option<&str>) -> Vec<String> {
     let o: Vec<&str> = old.unwrap_or("").lines().collect();
     let n: Vec<&str> = new.unwrap_or("").lines().collect();
-    let mut out: Vec<String> = o.iter().filter(|l| !n.contains(l)).map(|l| format!("    - {l}")).collect();
-    out.extend(n.iter().filter(|l| !o.contains(l)).map(|l| format!("    + {l}")));
+    let mut out: Vec<String> = o
+        .iter()
+        .filter(|l| !n.contains(l))
+        .map(|l| format!("    - {l}"))
+        .collect();
+    out.extend(
+        n.iter()
+            .filter(|l| !o.contains(l))
+            .map(|l| format!("    + {l}")),
+    );
     out
 }
 
@@ -447,7 +465,9 @@ pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
         None => ALL.into_iter().filter(|c| c.detected(&home)).collect(),
     };
     if clients.is_empty() && !json {
-        eprintln!("no agent client detected (~/.claude, ~/.codex, ~/.gemini, ~/.cursor or their programs on PATH); name them with --agents");
+        eprintln!(
+            "no agent client detected (~/.claude, ~/.codex, ~/.gemini, ~/.cursor or their programs on PATH); name them with --agents"
+        );
     }
     let (changes, refusals) = plan(&home, &engram_home, &clients, &exe, opts.remove);
     let pending = changes.iter().filter(|c| c.old != c.new).count();
@@ -464,7 +484,13 @@ pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
             } else {
                 c.action().to_string()
             };
-            println!("{:<7} {:<32} {:<18} {}", c.client, show(&c.path, &home), action, c.what);
+            println!(
+                "{:<7} {:<32} {:<18} {}",
+                c.client,
+                show(&c.path, &home),
+                action,
+                c.what
+            );
             if (opts.dry_run || interactive) && c.old != c.new {
                 for l in diff(c.old.as_deref(), c.new.as_deref()) {
                     println!("{l}");
@@ -503,16 +529,25 @@ pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
         engram_store::Store::open(&engram_home.db_path(), config.clone())?;
         if !opts.no_model && !config.model.trim().eq_ignore_ascii_case("none") {
             let ready = crate::models::lexical_reason(&engram_home, &config).is_none();
-            model_note = Some(match if ready { Ok(()) } else { pull_model(&engram_home, &config.model) } {
-                Ok(()) => format!("model {} ready", config.model),
-                Err(e) => {
-                    let msg = format!("warning: model {} not pulled ({e:#}); engram works lexically until `engram model pull {}` succeeds", config.model, config.model);
-                    if !json {
-                        eprintln!("{msg}");
+            model_note = Some(
+                match if ready {
+                    Ok(())
+                } else {
+                    pull_model(&engram_home, &config.model)
+                } {
+                    Ok(()) => format!("model {} ready", config.model),
+                    Err(e) => {
+                        let msg = format!(
+                            "warning: model {} not pulled ({e:#}); engram works lexically until `engram model pull {}` succeeds",
+                            config.model, config.model
+                        );
+                        if !json {
+                            eprintln!("{msg}");
+                        }
+                        msg
                     }
-                    msg
-                }
-            });
+                },
+            );
         }
     }
     if json {
