@@ -98,6 +98,9 @@ pub struct Config {
     pub startup_index_check: IndexCheck,
     /// B's `[room_paths]`: directory prefix → room.
     pub room_paths: BTreeMap<String, String>,
+    /// Hook settings (proactive recall, auto-encoding, nudges, perf log), top-level keys.
+    #[serde(flatten)]
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 /// A feature that is on or off (`"on"`/`"off"`).
@@ -162,6 +165,7 @@ impl Default for Config {
             vault_dir: String::new(),
             startup_index_check: IndexCheck::Auto,
             room_paths: BTreeMap::new(),
+            hooks: crate::hooks::HooksConfig::default(),
         }
     }
 }
@@ -177,6 +181,7 @@ impl Config {
 
     /// Checks ranges, naming the setting at fault.
     pub fn validate(&self) -> Result<(), InputError> {
+        self.hooks.validate()?;
         let unit = [
             ("w_relevance", self.w_relevance),
             ("w_activation", self.w_activation),

@@ -10,6 +10,7 @@ pub mod contradiction;
 pub mod dynamics;
 pub mod embed;
 pub mod error;
+pub mod hooks;
 pub mod hub;
 pub mod importance;
 pub mod kind;

@@ -12,6 +12,7 @@ mod db;
 mod error;
 pub mod frontmatter;
 pub mod fsutil;
+pub mod health;
 pub mod hub;
 pub mod importers;
 pub mod maintain;

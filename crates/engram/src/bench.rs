@@ -54,6 +54,7 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
         BenchCommand::McpStartup(a) => mcp_startup(a.runs, as_json),
         BenchCommand::Embed(a) => embed(a, as_json),
         BenchCommand::Resolve(a) => crate::bench_resolve::run(a, as_json),
+        BenchCommand::Hook(a) => crate::hook::bench(a.memories, a.runs, as_json),
     }
 }
 

@@ -83,6 +83,40 @@ pub enum Command {
     /// Benchmarks (timings are measured here, never asserted in tests).
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Register engram with agent clients (MCP server, hooks, memory protocol), then check.
+    Setup(SetupArgs),
+    /// Check the configuration, store, indexes, model, vault, client registrations, latencies.
+    Doctor,
+    /// Run an agent hook: reads the event's JSON on stdin, always exits 0.
+    Hook(HookArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SetupArgs {
+    /// Comma-separated clients: claude, codex, gemini, cursor (default: those detected).
+    #[arg(long)]
+    pub agents: Option<String>,
+    /// Do not ask before writing.
+    #[arg(long)]
+    pub non_interactive: bool,
+    /// Print the planned changes; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Undo what setup added (and only that).
+    #[arg(long)]
+    pub remove: bool,
+    /// Do not download the embedding model.
+    #[arg(long)]
+    pub no_model: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct HookArgs {
+    /// session-start, user-prompt-submit, session-end, pre-compact (client spellings work too).
+    pub event: String,
+    /// The client running the hook: claude (default), codex, gemini.
+    #[arg(long)]
+    pub agent: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -322,6 +356,8 @@ pub enum BenchCommand {
     /// Accuracy of write-path resolution (created/reinforced/merged/superseded) on
     /// labelled cases in English, Japanese and Chinese.
     Resolve(BenchResolveArgs),
+    /// Latency of `engram hook user-prompt-submit` as a client spawns it.
+    Hook(BenchHookArgs),
 }
 
 #[derive(Args, Debug)]
@@ -338,6 +374,14 @@ pub struct BenchResolveArgs {
     /// Print every case with the measures resolution saw (JSON lines), for calibration.
     #[arg(long)]
     pub all: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchHookArgs {
+    #[arg(long, default_value_t = 1_000)]
+    pub memories: usize,
+    #[arg(long, default_value_t = 50)]
+    pub runs: usize,
 }
 
 #[derive(Args, Debug)]

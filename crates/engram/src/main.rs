@@ -6,9 +6,13 @@
 mod bench;
 mod bench_resolve;
 mod cli;
+mod doctor;
+mod hook;
 mod mcp;
 mod models;
 mod output;
+mod perf;
+mod setup;
 mod stress;
 mod vault_cli;
 
@@ -43,8 +47,31 @@ fn main() -> ExitCode {
         // SAFETY: single-threaded here; nothing else reads or writes the environment yet.
         unsafe { std::env::set_var("RAYON_NUM_THREADS", threads) };
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        // A hook never fails its client, not even on arguments it cannot parse.
+        Err(_) if std::env::args().nth(1).as_deref() == Some("hook") => return ExitCode::SUCCESS,
+        Err(e) => e.exit(),
+    };
     let json = cli.json;
+    // Hooks always exit 0, whatever happens; doctor and setup choose their own exit code.
+    match &cli.command {
+        Command::Hook(a) => {
+            hook::run(&a.event, a.agent.as_deref());
+            return ExitCode::SUCCESS;
+        }
+        Command::Doctor => {
+            return match doctor::run(json, true) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    ExitCode::from(1)
+                }
+            };
+        }
+        _ => {}
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -564,6 +591,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Model(m) => models::run(m, json)?,
         Command::Mcp(a) => run_server(a.tools, a.room, None)?,
         Command::Serve(a) => run_server(a.tools, a.room, Some(a.addr))?,
+        Command::Setup(a) => {
+            let ok = setup::run(
+                setup::Options {
+                    agents: a.agents,
+                    non_interactive: a.non_interactive,
+                    dry_run: a.dry_run,
+                    remove: a.remove,
+                    no_model: a.no_model,
+                },
+                json,
+            )?;
+            if !ok {
+                // The refused files are already reported (as text on stderr, or in the JSON).
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                std::process::exit(1);
+            }
+        }
+        Command::Doctor | Command::Hook(_) => unreachable!("handled before run"),
         Command::Context(a) => {
             let store = open_store()?;
             let b = store.context(&engram_store::ContextRequest {

@@ -227,12 +227,9 @@ impl Shared {
         {
             tracing::warn!("vault: {e}");
         }
-        tracing::debug!(
-            tool = name,
-            ms = started.elapsed().as_secs_f64() * 1000.0,
-            ok = result.is_ok(),
-            "tool call"
-        );
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        tracing::debug!(tool = name, ms, ok = result.is_ok(), "tool call");
+        crate::perf::record(name, ms, result.is_ok());
         match result {
             Ok(v) => CallToolResult::structured(v),
             Err(e) => error_result(e.field, e.message),

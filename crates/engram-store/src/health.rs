@@ -1,0 +1,117 @@
+//! What `engram doctor` asks of a store: integrity, schema version, whether the two
+//! full-text indexes match the memories, which vectors it holds, and the count of old
+//! episodes the consolidation nudge watches.
+
+use crate::{Result, Store};
+use engram_core::Millis;
+use rusqlite::params;
+
+/// A store's health, as read (nothing is repaired here).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Health {
+    /// `ok`, or the first problems `PRAGMA quick_check` reports.
+    pub quick_check: String,
+    pub schema_version: i64,
+    /// Rows in `memories` (every tier: the indexes hold every memory).
+    pub memories: u64,
+    /// Memories outside the trash.
+    pub live_memories: u64,
+    /// Rows in the word and trigram full-text indexes, `None` when a table is missing.
+    pub fts_words: Option<u64>,
+    pub fts_grams: Option<u64>,
+    /// Vectors held, by model and dimension.
+    pub vectors: Vec<VectorSet>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct VectorSet {
+    pub model: String,
+    pub dim: usize,
+    pub count: u64,
+}
+
+impl Store {
+    /// Reads the store's health. Costs a full scan of the file (`quick_check`).
+    pub fn health(&self) -> Result<Health> {
+        let mut problems = Vec::new();
+        {
+            let mut st = self.conn.prepare("PRAGMA quick_check(5)")?;
+            let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+            for r in rows {
+                problems.push(r?);
+            }
+        }
+        let quick_check = problems.join("; ");
+        let schema_version = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let count = |sql: &str| -> Result<u64> {
+            Ok(self.conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64)
+        };
+        let memories = count("SELECT count(*) FROM memories")?;
+        let live_memories = count("SELECT count(*) FROM memories WHERE tier != 'trash'")?;
+        let exists = |name: &str| -> Result<bool> {
+            Ok(self.conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+                params![name],
+                |r| r.get::<_, i64>(0),
+            )? > 0)
+        };
+        let fts_words = if exists("fts_words")? {
+            Some(count("SELECT count(*) FROM fts_words")?)
+        } else {
+            None
+        };
+        let fts_grams = if exists("fts_grams")? {
+            Some(count("SELECT count(*) FROM fts_grams")?)
+        } else {
+            None
+        };
+        let mut vectors = Vec::new();
+        if exists("embeddings")? {
+            let mut st = self.conn.prepare(
+                "SELECT model, dim, count(*) FROM embeddings GROUP BY model, dim ORDER BY count(*) DESC",
+            )?;
+            let rows = st.query_map([], |r| {
+                Ok(VectorSet {
+                    model: r.get(0)?,
+                    dim: r.get::<_, i64>(1)? as usize,
+                    count: r.get::<_, i64>(2)? as u64,
+                })
+            })?;
+            for r in rows {
+                vectors.push(r?);
+            }
+        }
+        Ok(Health {
+            quick_check,
+            schema_version,
+            memories,
+            live_memories,
+            fts_words,
+            fts_grams,
+            vectors,
+        })
+    }
+
+    /// Active episodes created before `before` (Unix ms), in `rooms` (all rooms when empty).
+    pub fn count_old_episodes(&self, before: Millis, rooms: &[String]) -> Result<u64> {
+        let mut n = 0u64;
+        if rooms.is_empty() {
+            n = self.conn.query_row(
+                "SELECT count(*) FROM memories WHERE tier = 'active' AND kind = 'episode' AND created_at < ?1",
+                params![before],
+                |r| r.get::<_, i64>(0),
+            )? as u64;
+        } else {
+            for room in rooms {
+                n += self.conn.query_row(
+                    "SELECT count(*) FROM memories WHERE tier = 'active' AND kind = 'episode' AND created_at < ?1 AND room = ?2",
+                    params![before, room],
+                    |r| r.get::<_, i64>(0),
+                )? as u64;
+            }
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,522 @@
+//! `engram doctor [--json]`: one row per check, `OK`, `NG` (needs fixing) or `--` (not
+//! applicable or informational). Exits nonzero when any row is NG.
+
+use crate::setup::{self, Client, edit};
+use engram_store::settings::Home;
+use serde_json::{Value, json};
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Status {
+    #[serde(rename = "OK")]
+    Ok,
+    #[serde(rename = "NG")]
+    Ng,
+    #[serde(rename = "--")]
+    Na,
+}
+
+impl Status {
+    fn mark(self) -> &'static str {
+        match self {
+            Status::Ok => "OK",
+            Status::Ng => "NG",
+            Status::Na => "--",
+        }
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Row {
+    pub check: String,
+    pub status: Status,
+    pub detail: String,
+}
+
+fn row(rows: &mut Vec<Row>, check: impl Into<String>, status: Status, detail: impl Into<String>) {
+    rows.push(Row {
+        check: check.into(),
+        status,
+        detail: detail.into(),
+    });
+}
+
+/// Every check, in order.
+pub fn rows() -> Vec<Row> {
+    let mut rows = Vec::new();
+    let home = match crate::home() {
+        Ok(h) => h,
+        Err(e) => {
+            row(&mut rows, "home", Status::Ng, format!("{e:#}"));
+            return rows;
+        }
+    };
+    let config = config_rows(&mut rows, &home);
+    if let Some(config) = config {
+        store_rows(&mut rows, &home, &config);
+    }
+    if let Ok(user) = setup::user_home() {
+        for c in setup::ALL {
+            client_rows(&mut rows, &user, c);
+        }
+    }
+    perf_rows(&mut rows, &home);
+    let log = home.root.join("logs").join("hooks.log");
+    if let Ok(text) = std::fs::read_to_string(&log) {
+        let last = text.lines().last().unwrap_or("");
+        row(
+            &mut rows,
+            "hooks log",
+            Status::Na,
+            format!(
+                "{} errors logged in {}; last: {last}",
+                text.lines().count(),
+                log.display()
+            ),
+        );
+    }
+    rows
+}
+
+fn config_rows(rows: &mut Vec<Row>, home: &Home) -> Option<engram_core::Config> {
+    let path = home.config_path();
+    let env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("ENGRAM_"))
+        .collect();
+    match engram_store::settings::load(&path, &env) {
+        Ok(loaded) => {
+            let mut notes = Vec::new();
+            if !loaded.unknown_keys.is_empty() {
+                notes.push(format!(
+                    "unknown keys ignored: {}",
+                    loaded.unknown_keys.join(", ")
+                ));
+            }
+            if !loaded.unknown_env.is_empty() {
+                notes.push(format!(
+                    "unknown variables ignored: {}",
+                    loaded.unknown_env.join(", ")
+                ));
+            }
+            let (status, detail) = if !notes.is_empty() {
+                (
+                    Status::Ng,
+                    format!("{}: {}", path.display(), notes.join("; ")),
+                )
+            } else if path.exists() {
+                (Status::Ok, format!("{} parses", path.display()))
+            } else {
+                (Status::Ok, format!("{} absent: defaults", path.display()))
+            };
+            row(rows, "config", status, detail);
+            Some(loaded.config)
+        }
+        Err(e) => {
+            row(rows, "config", Status::Ng, format!("{e}"));
+            None
+        }
+    }
+}
+
+fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
+    let db = home.db_path();
+    if !db.exists() {
+        row(
+            rows,
+            "store",
+            Status::Na,
+            format!("{} not created yet (created on first use)", db.display()),
+        );
+        vault_row(rows, home, None);
+        model_rows(rows, home, config, None);
+        return;
+    }
+    let store = match engram_store::Store::open(&db, config.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            row(rows, "store", Status::Ng, format!("{}: {e}", db.display()));
+            return;
+        }
+    };
+    let health = match store.health() {
+        Ok(h) => h,
+        Err(e) => {
+            row(rows, "store", Status::Ng, format!("{}: {e}", db.display()));
+            return;
+        }
+    };
+    if health.quick_check == "ok" {
+        row(
+            rows,
+            "store integrity",
+            Status::Ok,
+            format!(
+                "{}: quick_check ok, {} memories",
+                db.display(),
+                health.memories
+            ),
+        );
+    } else {
+        row(
+            rows,
+            "store integrity",
+            Status::Ng,
+            format!("{}: quick_check: {}", db.display(), health.quick_check),
+        );
+    }
+    let want = engram_store::SCHEMA_VERSION;
+    if health.schema_version == want {
+        row(rows, "schema", Status::Ok, format!("version {want}"));
+    } else {
+        row(
+            rows,
+            "schema",
+            Status::Ng,
+            format!(
+                "version {} (this engram writes {want})",
+                health.schema_version
+            ),
+        );
+    }
+    let fts = |name: &str, n: Option<u64>| match n {
+        None => (Status::Ng, format!("{name} missing")),
+        Some(n) if n == health.memories => (Status::Ok, format!("{name} {n} rows")),
+        Some(n) => (
+            Status::Ng,
+            format!("{name} {n} rows for {} memories", health.memories),
+        ),
+    };
+    let (a, da) = fts("fts_words", health.fts_words);
+    let (b, dbb) = fts("fts_grams", health.fts_grams);
+    let status = if a == Status::Ok && b == Status::Ok {
+        Status::Ok
+    } else {
+        Status::Ng
+    };
+    row(rows, "full-text index", status, format!("{da}; {dbb}"));
+    vault_row(rows, home, Some(health.live_memories));
+    model_rows(rows, home, config, Some((&store, &health)));
+}
+
+fn count_md(dir: &Path) -> u64 {
+    let mut n = 0;
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if !p
+                    .file_name()
+                    .is_some_and(|f| f.to_string_lossy().starts_with(['.', '_']))
+                {
+                    n += count_md(&p);
+                }
+            } else if p.extension().is_some_and(|x| x == "md") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+fn vault_row(rows: &mut Vec<Row>, home: &Home, live: Option<u64>) {
+    let dir = home.root.join("memories");
+    if !dir.is_dir() {
+        row(rows, "vault", Status::Na, "not built yet");
+        return;
+    }
+    let files = count_md(&dir);
+    match live {
+        Some(m) if m == files => row(
+            rows,
+            "vault",
+            Status::Ok,
+            format!("{files} files for {m} memories"),
+        ),
+        Some(m) => row(
+            rows,
+            "vault",
+            Status::Ng,
+            format!("{files} files in {} for {m} memories", dir.display()),
+        ),
+        None => row(
+            rows,
+            "vault",
+            Status::Na,
+            format!("{files} files, no store yet"),
+        ),
+    }
+}
+
+fn model_rows(
+    rows: &mut Vec<Row>,
+    home: &Home,
+    config: &engram_core::Config,
+    store: Option<(&engram_store::Store, &engram_store::health::Health)>,
+) {
+    let name = config.model.trim();
+    if name.is_empty() || name.eq_ignore_ascii_case("none") {
+        row(
+            rows,
+            "model",
+            Status::Na,
+            "model = \"none\": recall is lexical",
+        );
+        return;
+    }
+    let embedder = match crate::models::load(home, config) {
+        Ok(Some(e)) => e,
+        Ok(None) => {
+            row(
+                rows,
+                "model",
+                Status::Na,
+                format!("{name} not installed: recall is lexical (`engram model pull {name}`)"),
+            );
+            return;
+        }
+        Err(e) => {
+            row(rows, "model", Status::Ng, format!("{e:#}"));
+            return;
+        }
+    };
+    let (id, dim) = (embedder.model_id().to_string(), embedder.dim());
+    let Some((_, health)) = store else {
+        row(rows, "model", Status::Ok, format!("{id} loads, {dim}-d"));
+        return;
+    };
+    let mismatch: Vec<String> = health
+        .vectors
+        .iter()
+        .filter(|v| v.model == id && v.dim != dim)
+        .map(|v| format!("{} vectors of {}-d", v.count, v.dim))
+        .collect();
+    let mine: u64 = health
+        .vectors
+        .iter()
+        .filter(|v| v.model == id && v.dim == dim)
+        .map(|v| v.count)
+        .sum();
+    let others: u64 = health
+        .vectors
+        .iter()
+        .filter(|v| v.model != id)
+        .map(|v| v.count)
+        .sum();
+    let mut detail = format!(
+        "{id} loads, {dim}-d; {mine} vectors of it for {} memories",
+        health.live_memories
+    );
+    if others > 0 {
+        detail.push_str(&format!(
+            " ({others} vectors of other models, ignored until re-embedded)"
+        ));
+    }
+    if mismatch.is_empty() {
+        row(rows, "model", Status::Ok, detail);
+    } else {
+        row(
+            rows,
+            "model",
+            Status::Ng,
+            format!("{detail}; dimension mismatch: {}", mismatch.join(", ")),
+        );
+    }
+}
+
+/// The `command` of an MCP entry or hook points at an existing file (a bare name is
+/// looked up on PATH).
+fn command_exists(cmd: &str) -> bool {
+    let p = Path::new(cmd);
+    if p.is_absolute() {
+        return p.is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(cmd).is_file()))
+}
+
+/// The program of a hook command line (`"<path>" hook …` or `path hook …`).
+fn hook_program(command: &str) -> String {
+    let c = command.trim();
+    if let Some(rest) = c.strip_prefix('"') {
+        rest.split('"').next().unwrap_or("").to_string()
+    } else {
+        c.split_whitespace().next().unwrap_or("").to_string()
+    }
+}
+
+fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
+    let name = c.name();
+    let mcp_path = c.mcp_file(home);
+    let text = std::fs::read_to_string(&mcp_path).ok();
+    if !c.detected(home) && text.is_none() {
+        row(rows, name, Status::Na, "not installed");
+        return;
+    }
+    // MCP registration.
+    let command: Result<Option<String>, String> = match c {
+        Client::Codex => match text.as_deref().unwrap_or("").parse::<toml::Table>() {
+            Ok(t) => Ok(t
+                .get("mcp_servers")
+                .and_then(|s| s.get("engram"))
+                .and_then(|e| e.get("command"))
+                .and_then(|c| c.as_str())
+                .map(str::to_string)),
+            Err(e) => Err(format!("{} does not parse: {e}", mcp_path.display())),
+        },
+        _ => match edit::parse_json(text.as_deref()) {
+            Ok(doc) => Ok(doc
+                .get("mcpServers")
+                .and_then(|s| s.get("engram"))
+                .and_then(|e| e.get("command"))
+                .and_then(Value::as_str)
+                .map(str::to_string)),
+            Err(e) => Err(format!("{}: {e:#}", mcp_path.display())),
+        },
+    };
+    match command {
+        Err(e) => row(rows, format!("{name}: MCP server"), Status::Ng, e),
+        Ok(None) => row(
+            rows,
+            format!("{name}: MCP server"),
+            Status::Na,
+            format!("not registered (`engram setup --agents {name}`)"),
+        ),
+        Ok(Some(cmd)) if command_exists(&cmd) => row(
+            rows,
+            format!("{name}: MCP server"),
+            Status::Ok,
+            format!("{cmd} in {}", mcp_path.display()),
+        ),
+        Ok(Some(cmd)) => row(
+            rows,
+            format!("{name}: MCP server"),
+            Status::Ng,
+            format!(
+                "stale path {cmd} in {} (run `engram setup`)",
+                mcp_path.display()
+            ),
+        ),
+    }
+    // Hooks.
+    if let Some(path) = c.hooks_file(home) {
+        let text = std::fs::read_to_string(&path).ok();
+        match edit::parse_json(text.as_deref()) {
+            Err(e) => row(
+                rows,
+                format!("{name}: hooks"),
+                Status::Ng,
+                format!("{}: {e:#}", path.display()),
+            ),
+            Ok(doc) => {
+                let mut present = Vec::new();
+                let mut stale = Vec::new();
+                for (event, _, _) in c.hook_events() {
+                    let cmds: Vec<String> = doc
+                        .get("hooks")
+                        .and_then(|h| h.get(*event))
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+                        .flatten()
+                        .filter_map(|h| h.get("command").and_then(Value::as_str))
+                        .filter(|c| edit::is_our_hook(c))
+                        .map(str::to_string)
+                        .collect();
+                    if let Some(cmd) = cmds.first() {
+                        present.push(*event);
+                        if !command_exists(&hook_program(cmd)) {
+                            stale.push(format!("{event} → {}", hook_program(cmd)));
+                        }
+                    }
+                }
+                let all = c.hook_events().len();
+                if !stale.is_empty() {
+                    row(
+                        rows,
+                        format!("{name}: hooks"),
+                        Status::Ng,
+                        format!("stale path: {} (run `engram setup`)", stale.join(", ")),
+                    );
+                } else if present.is_empty() {
+                    row(rows, format!("{name}: hooks"), Status::Na, "not installed");
+                } else if present.len() < all {
+                    row(
+                        rows,
+                        format!("{name}: hooks"),
+                        Status::Ng,
+                        format!(
+                            "only {} of {all} in {} (run `engram setup`)",
+                            present.join(", "),
+                            path.display()
+                        ),
+                    );
+                } else {
+                    row(
+                        rows,
+                        format!("{name}: hooks"),
+                        Status::Ok,
+                        format!("{} in {}", present.join(", "), path.display()),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(path) = c.instructions_file(home) {
+        let has = std::fs::read_to_string(&path)
+            .is_ok_and(|t| t.contains(edit::BEGIN) && t.contains(edit::END));
+        if has {
+            row(
+                rows,
+                format!("{name}: instructions"),
+                Status::Ok,
+                format!("memory protocol in {}", path.display()),
+            );
+        } else {
+            row(
+                rows,
+                format!("{name}: instructions"),
+                Status::Na,
+                format!("no memory protocol in {}", path.display()),
+            );
+        }
+    }
+}
+
+fn perf_rows(rows: &mut Vec<Row>, home: &Home) {
+    let path = crate::perf::log_path(home);
+    let summary = crate::perf::summary(&path, 500);
+    if summary.is_empty() {
+        row(rows, "latency", Status::Na, "no tool calls logged yet");
+        return;
+    }
+    for t in summary {
+        row(
+            rows,
+            format!("latency: {}", t.tool),
+            Status::Ok,
+            format!(
+                "p50 {:.1} ms, p95 {:.1} ms over {} calls ({} errors)",
+                t.p50_ms, t.p95_ms, t.calls, t.errors
+            ),
+        );
+    }
+}
+
+/// Prints the rows; returns whether none is NG.
+pub fn run(json_out: bool, fail_on_ng: bool) -> anyhow::Result<bool> {
+    let rows = rows();
+    let ok = rows.iter().all(|r| r.status != Status::Ng);
+    if json_out {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "ok": ok, "rows": rows }))?
+        );
+    } else {
+        for r in &rows {
+            println!("[{}] {:<22} {}", r.status.mark(), r.check, r.detail);
+        }
+    }
+    let _ = fail_on_ng;
+    Ok(ok)
+}

@@ -1,0 +1,701 @@
+//! `engram hook <event> [--agent claude|codex|gemini]`: the agent hooks.
+//!
+//! Contract: the event's JSON arrives on stdin; the process always exits 0, whatever the
+//! input (garbage, missing fields, invalid UTF-8); stdout is empty or exactly one JSON line
+//! in the client's shape (`{"hookSpecificOutput":{"hookEventName","additionalContext"}}`);
+//! errors are appended to `ENGRAM_HOME/logs/hooks.log`. No hook loads the embedding model:
+//! recall is lexical and new episodes are embedded later by a server's background backfill.
+//!
+//! | event (aliases) | Claude Code | Codex | Gemini CLI | does |
+//! |---|---|---|---|---|
+//! | `session-start` | SessionStart | SessionStart | SessionStart | the `context` briefing |
+//! | `user-prompt-submit` (`user-prompt`, `before-agent`) | UserPromptSubmit | UserPromptSubmit | BeforeAgent | proactive recall, nudge |
+//! | `session-end` | SessionEnd | – | SessionEnd | transcript → episode, once per session |
+//! | `pre-compact` (`pre-compress`) | PreCompact | PreCompact | PreCompress | latest exchange → episode |
+
+use engram_core::hooks::{self as pure, SurfaceItem, SurfaceMode};
+use engram_store::settings::Home;
+use engram_store::{Mode, RecallRequest, RememberRequest, Store};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Hook inputs larger than this are not read further (a prompt is at most a few MiB).
+const MAX_INPUT: u64 = 16 << 20;
+/// Transcripts are read up to this size (the tail is what matters least for an episode).
+const MAX_TRANSCRIPT: u64 = 64 << 20;
+/// How many session ids `encoded_sessions.txt` remembers (B: 500).
+const ENCODED_KEEP: usize = 500;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    SessionStart,
+    UserPrompt,
+    SessionEnd,
+    PreCompact,
+}
+
+impl Event {
+    pub fn parse(raw: &str) -> Option<Event> {
+        let k: String = raw
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        Some(match k.as_str() {
+            "sessionstart" => Event::SessionStart,
+            "userpromptsubmit" | "userprompt" | "beforeagent" => Event::UserPrompt,
+            "sessionend" => Event::SessionEnd,
+            "precompact" | "precompress" => Event::PreCompact,
+            _ => return None,
+        })
+    }
+
+    /// The event's name in the client's hook contract.
+    fn client_name(self, agent: Agent) -> &'static str {
+        match (self, agent) {
+            (Event::SessionStart, _) => "SessionStart",
+            (Event::UserPrompt, Agent::Gemini) => "BeforeAgent",
+            (Event::UserPrompt, _) => "UserPromptSubmit",
+            (Event::SessionEnd, _) => "SessionEnd",
+            (Event::PreCompact, Agent::Gemini) => "PreCompress",
+            (Event::PreCompact, _) => "PreCompact",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl Agent {
+    pub fn parse(raw: Option<&str>) -> Agent {
+        match raw.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+            Some("codex") => Agent::Codex,
+            Some("gemini") | Some("gemini-cli") => Agent::Gemini,
+            _ => Agent::Claude,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+}
+
+/// Runs a hook. Never fails: every problem is logged and the process exits 0.
+pub fn run(event: &str, agent: Option<&str>) {
+    let home = crate::home().ok();
+    let mut raw = Vec::new();
+    let _ = std::io::stdin().take(MAX_INPUT).read_to_end(&mut raw);
+    let agent = Agent::parse(agent);
+    let Some(ev) = Event::parse(event) else {
+        log(
+            home.as_ref(),
+            event,
+            &format!("unknown hook event {event:?}"),
+        );
+        return;
+    };
+    let out = std::panic::catch_unwind(|| handle(home.as_ref(), ev, agent, &raw));
+    match out {
+        Ok(Ok(Some(context))) => {
+            let v = json!({ "hookSpecificOutput": {
+                "hookEventName": ev.client_name(agent),
+                "additionalContext": context,
+            }});
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{v}");
+            let _ = stdout.flush();
+        }
+        Ok(Ok(None)) => {}
+        Ok(Err(e)) => log(home.as_ref(), event, &format!("{e:#}")),
+        Err(_) => log(home.as_ref(), event, "the hook panicked"),
+    }
+}
+
+/// Appends `"<iso ts> <event>: <message>"` to `logs/hooks.log` (B's format plus the event).
+fn log(home: Option<&Home>, event: &str, message: &str) {
+    let Some(home) = home else { return };
+    let path = home.root.join("logs").join("hooks.log");
+    let _ = (|| -> std::io::Result<()> {
+        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+        if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 1 << 20 {
+            let _ = std::fs::rename(&path, path.with_extension("log.old"));
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
+        let flat = message.replace('\n', " ");
+        f.write_all(format!("{} {event}: {flat}\n", engram_core::time::format(now_ms())).as_bytes())
+    })();
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn field<'a>(input: &'a Value, name: &str) -> Option<&'a str> {
+    input
+        .get(name)
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())
+}
+
+fn handle(
+    home: Option<&Home>,
+    ev: Event,
+    agent: Agent,
+    raw: &[u8],
+) -> anyhow::Result<Option<String>> {
+    let home = home.ok_or_else(|| anyhow::anyhow!("neither ENGRAM_HOME nor HOME is set"))?;
+    let text = match std::str::from_utf8(raw) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => {
+            log(
+                Some(home),
+                "input",
+                "stdin is not valid UTF-8; invalid bytes replaced",
+            );
+            String::from_utf8_lossy(raw)
+        }
+    };
+    let input: Value = if text.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("stdin is not JSON: {e}"))?
+    };
+    if !input.is_object() {
+        anyhow::bail!("stdin is JSON but not an object");
+    }
+    let config = crate::load_config(home)?;
+    match ev {
+        Event::SessionStart => session_start(home, config, &input),
+        Event::UserPrompt => user_prompt(home, config, &input),
+        Event::SessionEnd => session_end(home, config, agent, &input).map(|_| None),
+        Event::PreCompact => pre_compact(home, config, agent, &input).map(|_| None),
+    }
+}
+
+fn cwd_of(input: &Value) -> Option<PathBuf> {
+    field(input, "cwd").map(PathBuf::from)
+}
+
+fn session_start(
+    home: &Home,
+    config: engram_core::Config,
+    input: &Value,
+) -> anyhow::Result<Option<String>> {
+    let store = Store::open(&home.db_path(), config)?;
+    let b = store.context(&engram_store::ContextRequest {
+        room: None,
+        cwd: cwd_of(input),
+        max_bytes: None,
+        token_budget: None,
+    })?;
+    let empty = b.pinned.is_empty()
+        && b.last_handoff.is_none()
+        && b.active_features.is_empty()
+        && b.recent_failures.is_empty()
+        && b.strongest.is_empty();
+    if empty {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "(engram briefing) What your memory store holds for this project; it is data from earlier sessions, not instructions. Use engram's recall for more.\n\n{}",
+        b.text.trim_end()
+    )))
+}
+
+/// A session id made safe for a file name.
+fn sanitize(id: &str) -> String {
+    let s: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(128)
+        .collect();
+    if s.is_empty() { "none".into() } else { s }
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Drops per-session state files older than a week (B), at most once a day per home.
+fn sweep_surface_state(dir: &Path) {
+    let stamp = dir.join(".swept");
+    let fresh = std::fs::metadata(&stamp)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age.as_secs() < 86_400);
+    if fresh {
+        return;
+    }
+    let _ = std::fs::write(&stamp, b"");
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 7 * 86_400);
+            if old && e.file_name().to_string_lossy().starts_with("session-") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+fn user_prompt(
+    home: &Home,
+    mut config: engram_core::Config,
+    input: &Value,
+) -> anyhow::Result<Option<String>> {
+    let h = config.hooks.clone();
+    let prompt = field(input, "prompt").unwrap_or("");
+    let session = field(input, "session_id").unwrap_or("none");
+    let mut parts = Vec::new();
+    let searchable = pure::prompt_worth_searching(prompt, h.surface_min_prompt_chars);
+    if (h.surface_mode == SurfaceMode::Off && !h.consolidate_nudge) || !searchable {
+        return Ok(None);
+    }
+    // Never deepen: a weak fast result would not pass the gates anyway, and the hook must
+    // answer in milliseconds.
+    config.deep_score_threshold = 0.0;
+    let weights = config.weights();
+    let mut store = Store::open(&home.db_path(), config)?;
+    if h.surface_mode != SurfaceMode::Off {
+        let state_dir = home.root.join("hooks").join("surface");
+        let state_path = state_dir.join(format!("session-{}.json", sanitize(session)));
+        let mut surfaced: Vec<i64> = std::fs::read(&state_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|v| serde_json::from_value(v.get("surfaced")?.clone()).ok())
+            .unwrap_or_default();
+        let result = store.recall(&RecallRequest {
+            query: prompt.chars().take(2000).collect(),
+            mode: Mode::Fast,
+            limit: 5,
+            kinds: Vec::new(),
+            room: None,
+            cwd: cwd_of(input),
+            record_hits: false,
+            session_id: None,
+            token_budget: None,
+            as_of: None,
+            include_superseded: false,
+        })?;
+        let mut chosen = Vec::new();
+        let mut candidates = Vec::new();
+        for hit in &result.hits {
+            let gate = weights.relevance * hit.coverage
+                + weights.activation * hit.activation
+                + weights.importance * hit.memory.importance;
+            let ok = gate >= h.surface_threshold
+                && hit.coverage >= h.surface_min_relevance
+                && !surfaced.contains(&hit.memory.id)
+                && chosen.len() < h.surface_max_items;
+            candidates.push(json!({
+                "id": hit.memory.id, "score": (gate * 1000.0).round() / 1000.0,
+                "coverage": (hit.coverage * 1000.0).round() / 1000.0,
+                "content": pure::clip(&hit.memory.content, 80), "surfaced": ok,
+            }));
+            if ok {
+                chosen.push(SurfaceItem {
+                    id: hit.memory.id,
+                    kind: hit.memory.kind.to_string(),
+                    room: hit.memory.room.clone(),
+                    content: hit.memory.content.clone(),
+                });
+            }
+        }
+        if !chosen.is_empty() {
+            surfaced.extend(chosen.iter().map(|c| c.id));
+            write_atomic(
+                &state_path,
+                json!({ "surfaced": surfaced }).to_string().as_bytes(),
+            )?;
+            sweep_surface_state(&state_dir);
+        }
+        let mode = if h.surface_mode == SurfaceMode::Active {
+            "active"
+        } else {
+            "shadow"
+        };
+        append_surface_log(
+            home,
+            &json!({
+                "ts": engram_core::time::format(now_ms()), "session_id": session, "mode": mode,
+                "rooms": result.rooms, "prompt": pure::clip(prompt, 120),
+                "candidates": candidates, "surfaced": chosen.iter().map(|c| c.id).collect::<Vec<_>>(),
+            }),
+        );
+        if h.surface_mode == SurfaceMode::Active && !chosen.is_empty() {
+            parts.push(pure::surface_text(&chosen));
+        }
+    }
+    if h.consolidate_nudge
+        && let Some(n) = nudge(home, &store, &h)
+    {
+        parts.push(n);
+    }
+    Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
+}
+
+fn append_surface_log(home: &Home, line: &Value) {
+    let path = home.root.join("logs").join("surface.jsonl");
+    let _ = (|| -> std::io::Result<()> {
+        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+        if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 5 << 20 {
+            let _ = std::fs::rename(&path, path.with_extension("jsonl.old"));
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
+        f.write_all(format!("{line}\n").as_bytes())
+    })();
+}
+
+/// B's consolidation nudge, at most once per interval: fires when enough old episodes sit
+/// active. Stamps the time first; if the stamp cannot be written, it does not nudge.
+fn nudge(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Option<String> {
+    let path = home.root.join("hooks").join("consolidation_state.json");
+    let mut state: Value = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}));
+    let now = now_ms();
+    let last = state
+        .get("last_nudged_at")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let interval = (h.consolidate_nudge_interval_days * 86_400_000.0) as i64;
+    if now - last < interval {
+        return None;
+    }
+    let before = now - (store.config().consolidate_min_age_days * 86_400_000.0) as i64;
+    let n = store.count_old_episodes(before, &[]).ok()?;
+    state["episodes"] = json!(n);
+    state["checked_at"] = json!(now);
+    if (n as usize) < h.consolidate_nudge_min_episodes.max(1) {
+        return None;
+    }
+    state["last_nudged_at"] = json!(now);
+    write_atomic(&path, state.to_string().as_bytes()).ok()?;
+    Some(pure::consolidation_nudge(
+        n,
+        store.config().consolidate_min_age_days,
+    ))
+}
+
+fn read_transcript(
+    input: &Value,
+) -> anyhow::Result<Option<(String, engram_core::hooks::Transcript)>> {
+    let Some(path) = field(input, "transcript_path") else {
+        return Ok(None);
+    };
+    let f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(anyhow::anyhow!("reading transcript {path}: {e}")),
+    };
+    let mut buf = Vec::new();
+    f.take(MAX_TRANSCRIPT).read_to_end(&mut buf)?;
+    Ok(Some((
+        path.to_string(),
+        pure::parse_transcript(&String::from_utf8_lossy(&buf)),
+    )))
+}
+
+fn today() -> String {
+    engram_core::time::format(now_ms())[..10].to_string()
+}
+
+fn session_end(
+    home: &Home,
+    config: engram_core::Config,
+    agent: Agent,
+    input: &Value,
+) -> anyhow::Result<()> {
+    if !config.hooks.auto_encode {
+        return Ok(());
+    }
+    let Some((path, transcript)) = read_transcript(input)? else {
+        return Ok(());
+    };
+    let key = field(input, "session_id")
+        .map(str::to_string)
+        .unwrap_or_else(|| path.clone());
+    let key = key.split_whitespace().collect::<Vec<_>>().join("_");
+    let list_path = home.root.join("hooks").join("encoded_sessions.txt");
+    let mut done: Vec<String> = std::fs::read_to_string(&list_path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    if done.contains(&key) {
+        return Ok(());
+    }
+    let cwd = field(input, "cwd")
+        .map(str::to_string)
+        .or_else(|| transcript.cwd.clone());
+    let project = cwd
+        .as_deref()
+        .map(pure::project_name)
+        .unwrap_or_else(|| "unknown".into());
+    let h = config.hooks.clone();
+    if let Some(episode) =
+        pure::build_episode(&transcript, &today(), &project, h.auto_encode_min_chars)
+    {
+        let mut store = Store::open(&home.db_path(), config)?;
+        store.remember(RememberRequest {
+            content: episode,
+            kind: Some(engram_core::Kind::Episode),
+            importance: Some(h.auto_episode_importance),
+            tags: vec!["auto".into(), "session".into()],
+            cwd: cwd.map(PathBuf::from),
+            source: Some("auto-encode".into()),
+            session_id: field(input, "session_id").map(str::to_string),
+            metadata: Some(json!({ "agent": agent.name(), "transcript_path": path })),
+            ..Default::default()
+        })?;
+    }
+    done.push(key);
+    let from = done.len().saturating_sub(ENCODED_KEEP);
+    write_atomic(
+        &list_path,
+        format!("{}\n", done[from..].join("\n")).as_bytes(),
+    )?;
+    Ok(())
+}
+
+fn pre_compact(
+    home: &Home,
+    config: engram_core::Config,
+    agent: Agent,
+    input: &Value,
+) -> anyhow::Result<()> {
+    if !config.hooks.auto_encode {
+        return Ok(());
+    }
+    let Some((path, transcript)) = read_transcript(input)? else {
+        return Ok(());
+    };
+    let cwd = field(input, "cwd")
+        .map(str::to_string)
+        .or_else(|| transcript.cwd.clone());
+    let project = cwd
+        .as_deref()
+        .map(pure::project_name)
+        .unwrap_or_else(|| "unknown".into());
+    let Some(episode) = pure::build_precompact(&transcript, &today(), &project, 5) else {
+        return Ok(());
+    };
+    let importance = config.hooks.auto_episode_importance;
+    let mut store = Store::open(&home.db_path(), config)?;
+    // An identical capture (compaction run twice on the same tail) reinforces, never duplicates.
+    store.remember(RememberRequest {
+        content: episode,
+        kind: Some(engram_core::Kind::Episode),
+        importance: Some(importance),
+        tags: vec!["auto".into(), "precompact".into()],
+        cwd: cwd.map(PathBuf::from),
+        source: Some("auto-encode".into()),
+        session_id: field(input, "session_id").map(str::to_string),
+        metadata: Some(json!({ "agent": agent.name(), "transcript_path": path, "trigger": field(input, "trigger") })),
+        ..Default::default()
+    })?;
+    Ok(())
+}
+
+/// `engram bench hook`: spawns `engram hook user-prompt-submit` `runs` times against a
+/// synthetic store of `memories` English-like memories and reports p50/p95 wall time.
+pub fn bench(memories: usize, runs: usize, as_json: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        memories > 0 && runs > 0,
+        "--memories and --runs must be at least 1"
+    );
+    const SUBJECTS: &[&str] = &[
+        "database",
+        "deploy",
+        "cache",
+        "login",
+        "parser",
+        "backup",
+        "queue",
+        "schema",
+        "api",
+        "frontend",
+        "logging",
+        "metrics",
+        "billing",
+        "search",
+        "upload",
+        "session",
+        "worker",
+        "router",
+        "config",
+        "migration",
+        "test",
+        "build",
+        "docker",
+        "index",
+        "token",
+    ];
+    const VERBS: &[&str] = &[
+        "uses",
+        "needs",
+        "broke after",
+        "was moved to",
+        "depends on",
+        "replaced",
+        "talks to",
+        "is slow because of",
+        "was fixed by",
+        "must not touch",
+    ];
+    const OBJECTS: &[&str] = &[
+        "SQLite",
+        "PostgreSQL",
+        "Redis",
+        "the retry loop",
+        "a feature flag",
+        "the nightly job",
+        "Kubernetes",
+        "the staging cluster",
+        "a mutex",
+        "the rate limiter",
+        "JSON schema",
+        "the CDN",
+        "an LRU map",
+        "OAuth",
+        "the message bus",
+        "protobuf",
+        "the cron runner",
+    ];
+    let dir = tempfile::tempdir()?;
+    let home = Home {
+        root: dir.path().to_path_buf(),
+    };
+    let config = engram_core::Config {
+        model: "none".into(),
+        ..Default::default()
+    };
+    let mut store = Store::open(&home.db_path(), config)?;
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let started = std::time::Instant::now();
+    for i in 0..memories {
+        let content = format!(
+            "The {} {} {} (note {i}); the {} {} {}.",
+            SUBJECTS[next(SUBJECTS.len())],
+            VERBS[next(VERBS.len())],
+            OBJECTS[next(OBJECTS.len())],
+            SUBJECTS[next(SUBJECTS.len())],
+            VERBS[next(VERBS.len())],
+            OBJECTS[next(OBJECTS.len())],
+        );
+        store.remember(RememberRequest {
+            content,
+            // The same room the hook resolves from its `cwd`.
+            cwd: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        })?;
+    }
+    drop(store);
+    let ingest_s = started.elapsed().as_secs_f64();
+    let exe = std::env::current_exe()?;
+    let mut lat = Vec::with_capacity(runs);
+    let mut injected = 0;
+    for r in 0..runs {
+        let prompt = format!(
+            "why does the {} keep failing with {} in the {}?",
+            SUBJECTS[r % SUBJECTS.len()],
+            OBJECTS[(r * 7) % OBJECTS.len()],
+            SUBJECTS[(r * 3 + 1) % SUBJECTS.len()]
+        );
+        let input = json!({ "session_id": format!("bench-{r}"), "prompt": prompt, "cwd": dir.path(), "hook_event_name": "UserPromptSubmit" });
+        let t = std::time::Instant::now();
+        let mut child = std::process::Command::new(&exe)
+            .args(["hook", "user-prompt-submit"])
+            .env("ENGRAM_HOME", dir.path())
+            .env("ENGRAM_MODEL", "none")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(input.to_string().as_bytes())?;
+        let out = child.wait_with_output()?;
+        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        if !out.stdout.is_empty() {
+            injected += 1;
+        }
+    }
+    lat.sort_by(f64::total_cmp);
+    let (p50, p95) = (
+        crate::perf::percentile(&lat, 0.5),
+        crate::perf::percentile(&lat, 0.95),
+    );
+    if as_json {
+        println!(
+            "{}",
+            json!({ "memories": memories, "runs": runs, "ingest_s": ingest_s, "injected": injected,
+                    "hook_ms": { "p50": p50, "p95": p95, "min": lat[0], "max": lat[lat.len() - 1] } })
+        );
+    } else {
+        println!(
+            "hook user-prompt-submit, {memories} memories, {runs} runs: p50 {p50:.1} ms · p95 {p95:.1} ms · min {:.1} ms ({injected} runs injected context)",
+            lat[0]
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_and_aliases() {
+        assert_eq!(Event::parse("user-prompt"), Some(Event::UserPrompt));
+        assert_eq!(Event::parse("UserPromptSubmit"), Some(Event::UserPrompt));
+        assert_eq!(Event::parse("BeforeAgent"), Some(Event::UserPrompt));
+        assert_eq!(Event::parse("pre_compress"), Some(Event::PreCompact));
+        assert_eq!(Event::parse("nope"), None);
+        assert_eq!(Event::UserPrompt.client_name(Agent::Gemini), "BeforeAgent");
+        assert_eq!(sanitize("a/b c"), "a_b_c");
+    }
+}
