@@ -195,6 +195,7 @@ C_REQUIRED = {
     "mem_compare": {"memory_id_a", "memory_id_b", "relation", "confidence", "reasoning"},
     "mem_review": {"action"},
     "mem_merge_projects": {"from", "to"},
+    "mem_doctor": set(),
 }
 
 
@@ -282,6 +283,10 @@ async def flow_admin(c, room):
     check(r["count"] == 0, r)
     e = await call(c, "judge", {"judgment_id": "rel-0", "relation": "related"}, expect_error=True)
     check("judgment_id" in text(e), text(e))
+    r = data(await call(c, "reindex", {}))
+    check("files" in r, r)
+    r = await c.call_tool("doctor", {})
+    check(any(row["check"].startswith("store") for row in data(r)["rows"]), text(r)[:300])
 
 
 PROFILES = {

@@ -139,8 +139,50 @@ pub(super) fn mark_consolidated(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     Ok(json!({ "archived": done }))
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+pub(super) fn reindex(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let _: NoArgs = parse(args)?;
+    if ctx.store.vault_dir().is_none() {
+        return Err(ToolError::field(
+            "vault",
+            "the vault is off (vault = \"off\" in config.toml); nothing to reindex",
+        ));
+    }
+    Ok(json(&ctx.store.reindex_vault(&mut |_, _| {})?))
+}
+
+/// The `engram doctor` rows; `ok` is false when any row is NG.
+pub(super) fn doctor_report() -> Value {
+    let rows = crate::doctor::rows();
+    let ok = rows.iter().all(|r| r.status != crate::doctor::Status::Ng);
+    json!({ "ok": ok, "status": if ok { "ok" } else { "error" }, "rows": rows })
+}
+
+pub(super) fn doctor(_ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let _: NoArgs = parse(args)?;
+    Ok(doctor_report())
+}
+
 pub fn tools() -> Vec<ToolSpec> {
     vec![
+        ToolSpec {
+            name: "reindex",
+            title: "Reindex the vault",
+            description: "Read the Markdown vault back into the store: files edited, added, moved or deleted by hand (or on another machine) since engram last wrote them.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<NoArgs>,
+            call: reindex,
+        },
+        ToolSpec {
+            name: "doctor",
+            title: "Health check",
+            description: "engram's health rows (OK/NG/--): config, store integrity and schema, full-text index, model, vault, client registrations and hooks, recent tool latencies.",
+            hints: READ,
+            schema: schema_of::<NoArgs>,
+            call: doctor,
+        },
         ToolSpec {
             name: "review",
             title: "Review due memories",

@@ -37,6 +37,7 @@ pub const PROFILE: &[&str] = &[
     "mem_compare",
     "mem_review",
     "mem_merge_projects",
+    "mem_doctor",
 ];
 
 /// C's project and scope, and the caller's directory.
@@ -850,6 +851,46 @@ pub struct MergeProjectsArgs {
     pub to: String,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DoctorArgs {
+    /// Accepted for seed C's callers; the report covers the whole install.
+    #[serde(default, rename = "project")]
+    pub _project: Option<String>,
+    /// Only this check (a row name); all rows when absent.
+    #[serde(default)]
+    pub check: Option<String>,
+}
+
+fn mem_doctor(_ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: DoctorArgs = parse(args)?;
+    let mut report = super::admin::doctor_report();
+    if let Some(check) = &a.check
+        && let Some(rows) = report["rows"].as_array()
+    {
+        let kept: Vec<Value> = rows
+            .iter()
+            .filter(|r| {
+                r["check"]
+                    .as_str()
+                    .is_some_and(|c| c.contains(check.as_str()))
+            })
+            .cloned()
+            .collect();
+        let ok = kept.iter().all(|r| r["status"] != "NG");
+        report["rows"] = json!(kept);
+        report["ok"] = json!(ok);
+        report["status"] = json!(if ok { "ok" } else { "error" });
+    }
+    if report["status"] == "error" {
+        // C: the report itself, as an error result.
+        return Err(ToolError {
+            field: None,
+            message: report.to_string(),
+        });
+    }
+    Ok(report)
+}
+
 fn mem_merge_projects(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: MergeProjectsArgs = parse(args)?;
     let from: Vec<String> = a
@@ -890,6 +931,14 @@ pub fn tools() -> Vec<ToolSpec> {
             hints: WRITE_IDEMPOTENT,
             schema: schema_of::<ReviewArgs>,
             call: mem_review,
+        },
+        ToolSpec {
+            name: "mem_doctor",
+            title: "Doctor",
+            description: "engram's health report (the same JSON as `engram doctor --json`); an error result when any check fails.",
+            hints: READ,
+            schema: schema_of::<DoctorArgs>,
+            call: mem_doctor,
         },
         ToolSpec {
             name: "mem_merge_projects",

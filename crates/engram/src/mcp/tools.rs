@@ -269,6 +269,8 @@ pub const ADMIN: &[&str] = &[
     "consolidation_candidates",
     "mark_consolidated",
     "skill_candidates",
+    "reindex",
+    "doctor",
 ];
 
 /// The tool names a `--tools` value selects: a profile name, or a comma list of tool names
