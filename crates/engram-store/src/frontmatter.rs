@@ -171,9 +171,7 @@ fn parse_fields(lines: &[&str]) -> Result<Vec<Field>, ParseError> {
                     if lines[i].starts_with([' ', '\t']) {
                         return Err(ParseError::new(
                             i + 2,
-                            format!(
-                                "nested values are not supported under `{key}` (found {lt:?})"
-                            ),
+                            format!("nested values are not supported under `{key}` (found {lt:?})"),
                         ));
                     }
                     break;
@@ -290,7 +288,9 @@ fn scalar(s: &str, line: usize) -> Result<Value, ParseError> {
             if let Ok(i) = s.parse::<i64>() {
                 Value::Int(i)
             } else if s.contains(['.', 'e', 'E'])
-                && s.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'-' || b == b'.')
+                && s.bytes()
+                    .next()
+                    .is_some_and(|b| b.is_ascii_digit() || b == b'-' || b == b'.')
                 && let Ok(f) = s.parse::<f64>()
             {
                 Value::Float(f)

@@ -11,7 +11,9 @@
 //! - `a-jsonl`: seed A's DuckDB `memories` table written as JSON lines (`COPY memories TO
 //!   'a.jsonl'` in the duckdb CLI); engram does not link DuckDB itself.
 
-use crate::transfer::{Batch, ImportedMemory, LinkRow, PromptRow, SessionRow, blank_memory, derived_uid};
+use crate::transfer::{
+    Batch, ImportedMemory, LinkRow, PromptRow, SessionRow, blank_memory, derived_uid,
+};
 use crate::vault::{self, parse_kind};
 use crate::{Error, Result, frontmatter};
 use engram_core::{Kind, LinkKind, Millis, Tier, room, time};
@@ -141,7 +143,9 @@ fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
         let text = match std::fs::read_to_string(&full) {
             Ok(t) => t,
             Err(e) => {
-                batch.warnings.push(format!("{}: {e}; skipped", full.display()));
+                batch
+                    .warnings
+                    .push(format!("{}: {e}; skipped", full.display()));
                 continue;
             }
         };
@@ -189,9 +193,10 @@ fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
                     updated_at: m.created_at,
                     note: None,
                 }),
-                None => batch
-                    .warnings
-                    .push(format!("{rel}: link [[{}]] names no memory; ignored", l.target)),
+                None => batch.warnings.push(format!(
+                    "{rel}: link [[{}]] names no memory; ignored",
+                    l.target
+                )),
             }
         }
         batch.memories.push(ImportedMemory::new(m));
@@ -426,7 +431,9 @@ fn read_mcp_memory(text: &str, now: Millis) -> Batch {
                 }
                 for o in obs {
                     let uid = derived_uid(0, &format!("mcp-memory:{name}\n{o}"));
-                    anchor.entry(name.to_string()).or_insert_with(|| uid.clone());
+                    anchor
+                        .entry(name.to_string())
+                        .or_insert_with(|| uid.clone());
                     let mut m = blank_memory(uid, o, now);
                     m.title = Some(name.to_string());
                     m.tags = [name, ety]
@@ -528,7 +535,9 @@ fn read_a_jsonl(text: &str, now: Millis) -> Batch {
         } else {
             room_of(Some(user))
         };
-        m.updated_at = time_of(&o, "last_accessed_at").unwrap_or(created).max(created);
+        m.updated_at = time_of(&o, "last_accessed_at")
+            .unwrap_or(created)
+            .max(created);
         m.source = "engram-a".into();
         let mut md = meta;
         if let Some(mo) = md.as_object_mut() {

@@ -10,8 +10,8 @@
 mod db;
 mod error;
 pub mod frontmatter;
-pub mod importers;
 pub mod hub;
+pub mod importers;
 mod ops;
 mod recall;
 pub mod rooms;

@@ -212,10 +212,7 @@ pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
     m.tags = limits::normalize_tags(&m.tags)?;
     m.room = engram_core::room::normalize_room(&m.room)?;
     if ulid::Ulid::from_string(&m.uid).is_err() {
-        return Err(InputError::new(
-            "uid",
-            format!("{:?} is not a ULID", m.uid),
-        ));
+        return Err(InputError::new("uid", format!("{:?} is not a ULID", m.uid)));
     }
     m.uid = m.uid.to_ascii_uppercase();
     if !(0.0..=1.0).contains(&m.importance) {
@@ -228,10 +225,7 @@ pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
         m.metadata = serde_json::json!({});
     }
     limits::check_metadata(&m.metadata)?;
-    for (field, v) in [
-        ("topic_key", &m.topic_key),
-        ("session_id", &m.session_id),
-    ] {
+    for (field, v) in [("topic_key", &m.topic_key), ("session_id", &m.session_id)] {
         if let Some(s) = v {
             limits::check_name(field, s)?;
         }

@@ -164,7 +164,11 @@ pub fn parse_kind(raw: &str) -> Option<Kind> {
 /// Reads a wikilink (`[[target]]`, `[[target|kind 0.5]]`) or a bare uid.
 fn link_ref(v: &Value, line: usize) -> Result<LinkRef, ParseError> {
     let Some(raw) = v.as_text() else {
-        return Err(perr(line, "links", "each link must be text like \"[[name]]\""));
+        return Err(perr(
+            line,
+            "links",
+            "each link must be text like \"[[name]]\"",
+        ));
     };
     let inner = raw
         .trim()
@@ -259,9 +263,15 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
                     Value::Null => Vec::new(),
                     Value::List(items) => items
                         .iter()
-                        .map(|i| i.as_text().ok_or_else(|| perr(line, k, "tags must be text")))
+                        .map(|i| {
+                            i.as_text()
+                                .ok_or_else(|| perr(line, k, "tags must be text"))
+                        })
                         .collect::<Result<_, _>>()?,
-                    v => vec![v.as_text().ok_or_else(|| perr(line, k, "expected a list"))?],
+                    v => vec![
+                        v.as_text()
+                            .ok_or_else(|| perr(line, k, "expected a list"))?,
+                    ],
                 })
             }
             "topic_key" => r.topic_key = Some(text_of(f)?),
@@ -434,7 +444,11 @@ pub fn new_stem(m: &Memory) -> String {
         slug.push(if c.is_whitespace() { '-' } else { c });
     }
     let slug = slug.trim_matches(['-', '.']).to_string();
-    let slug = if slug.is_empty() { "memory".into() } else { slug };
+    let slug = if slug.is_empty() {
+        "memory".into()
+    } else {
+        slug
+    };
     format!("{date}-{slug}-{}", m.uid)
 }
 
@@ -671,9 +685,11 @@ fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
 }
 
 fn max_seq(conn: &Connection) -> Result<i64> {
-    Ok(conn.query_row("SELECT coalesce(max(seq), 0) FROM changes", [], |r| {
-        r.get(0)
-    })?)
+    Ok(
+        conn.query_row("SELECT coalesce(max(seq), 0) FROM changes", [], |r| {
+            r.get(0)
+        })?,
+    )
 }
 
 fn load_by_id(conn: &Connection, id: MemoryId) -> Result<Option<Memory>> {
@@ -731,8 +747,10 @@ fn write_memory(
         let mut stmt = conn.prepare_cached(
             "SELECT path, hash, size, mtime FROM vault_files WHERE uid = ?1 ORDER BY path",
         )?;
-        stmt.query_map([&m.uid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<_>>()?
+        stmt.query_map([&m.uid], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?
     };
     let stem = existing
         .first()
@@ -765,7 +783,9 @@ fn write_memory(
         }
     }
     let full = root.join(&rel);
-    let unchanged = existing.iter().any(|(p, h, ..)| *p == rel && *h == sha256_hex(text.as_bytes()))
+    let unchanged = existing
+        .iter()
+        .any(|(p, h, ..)| *p == rel && *h == sha256_hex(text.as_bytes()))
         && full.is_file();
     if !unchanged {
         write_atomic(&full, text.as_bytes())?;
@@ -782,7 +802,13 @@ fn write_memory(
     Ok(())
 }
 
-fn add_revision(conn: &Connection, m: &Memory, content: &str, reason: &str, at: Millis) -> Result<()> {
+fn add_revision(
+    conn: &Connection,
+    m: &Memory,
+    content: &str,
+    reason: &str,
+    at: Millis,
+) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO revisions (memory_id, content, title, kind, importance, tags, reason, at, session_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)",
@@ -1188,8 +1214,7 @@ impl Store {
                 .map(|u| u.trim().to_ascii_uppercase())
                 .filter(|u| ulid::Ulid::from_string(u).is_ok())
                 .filter(|u| !claimed.contains(u));
-            if r
-                .uid
+            if r.uid
                 .as_ref()
                 .is_some_and(|u| ulid::Ulid::from_string(u.trim()).is_err())
             {
@@ -1200,7 +1225,10 @@ impl Store {
                 });
             }
             let existing = match &uid {
-                Some(u) => crate::store::load_in(&tx, &engram_core::memory::IdRef::Uid(u.clone()), "uid").ok(),
+                Some(u) => {
+                    crate::store::load_in(&tx, &engram_core::memory::IdRef::Uid(u.clone()), "uid")
+                        .ok()
+                }
                 None => None,
             };
             let result: Result<(MemoryId, bool)> = match (&uid, existing) {
@@ -1224,7 +1252,8 @@ impl Store {
                 }
                 (None, _) => {
                     let at = r.created_at.unwrap_or(now);
-                    let u = ulid::Ulid::from_parts(at.max(0) as u64, crate::ops::rand_bits()).to_string();
+                    let u = ulid::Ulid::from_parts(at.max(0) as u64, crate::ops::rand_bits())
+                        .to_string();
                     let m = memory_from_record(r, u, now, default_importance, in_trash);
                     insert_memory(&tx, &m, None, false, true, &actr).map(|id| {
                         report.created += 1;
@@ -1235,7 +1264,9 @@ impl Store {
             match result {
                 Ok((id, write_back)) => {
                     let uid: String =
-                        tx.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |row| row.get(0))?;
+                        tx.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |row| {
+                            row.get(0)
+                        })?;
                     claimed.insert(uid.clone());
                     stems.insert(stem_of(rel).to_string(), uid.clone());
                     if write_back {
@@ -1267,7 +1298,10 @@ impl Store {
                 let uid = if ulid::Ulid::from_string(&l.target).is_ok() && l.target.len() == 26 {
                     Some(l.target.to_ascii_uppercase())
                 } else {
-                    stems.get(&l.target).cloned().or_else(|| uid_in_stem(&l.target))
+                    stems
+                        .get(&l.target)
+                        .cloned()
+                        .or_else(|| uid_in_stem(&l.target))
                 };
                 let dst: Option<MemoryId> = match &uid {
                     Some(u) => tx
@@ -1296,15 +1330,20 @@ impl Store {
         // Files engram wrote that are gone. If the whole vault is gone, write it again;
         // otherwise a memory whose file was deleted by hand goes to the trash.
         let seen: HashSet<&str> = files.iter().map(String::as_str).collect();
-        let gone: Vec<(&String, &Recorded)> =
-            rec.iter().filter(|(p, _)| !seen.contains(p.as_str())).collect();
+        let gone: Vec<(&String, &Recorded)> = rec
+            .iter()
+            .filter(|(p, _)| !seen.contains(p.as_str()))
+            .collect();
         let wiped = files.is_empty() && !gone.is_empty();
         for (p, r) in gone {
             tx.execute("DELETE FROM vault_files WHERE path = ?1", [p])?;
             if claimed.contains(&r.uid) {
                 continue; // moved by hand: its new path was recorded above
             }
-            let Some(m) = crate::store::load_in(&tx, &engram_core::memory::IdRef::Uid(r.uid.clone()), "uid").ok() else {
+            let Some(m) =
+                crate::store::load_in(&tx, &engram_core::memory::IdRef::Uid(r.uid.clone()), "uid")
+                    .ok()
+            else {
                 continue;
             };
             if !wiped && m.tier != Tier::Trash {

@@ -67,7 +67,9 @@ fn export_then_import_into_an_empty_store_is_equal() {
         })
         .unwrap()
         .id;
-    store.reinforce(&[IdRef::Id(a), IdRef::Id(b)], 2.0, None).unwrap();
+    store
+        .reinforce(&[IdRef::Id(a), IdRef::Id(b)], 2.0, None)
+        .unwrap();
     store
         .update(
             &IdRef::Id(a),
@@ -77,13 +79,24 @@ fn export_then_import_into_an_empty_store_is_equal() {
             },
         )
         .unwrap();
-    store.correct(&IdRef::Id(b), "The user likes detailed answers", "changed mind", None).unwrap();
+    store
+        .correct(
+            &IdRef::Id(b),
+            "The user likes detailed answers",
+            "changed mind",
+            None,
+        )
+        .unwrap();
     let origin = engram_store::Origin {
         room: Some("engram".into()),
         ..Default::default()
     };
-    store.session_start("s1", &origin, Some("/work/engram")).unwrap();
-    store.save_prompt("what mode?", Some("s1"), &origin).unwrap();
+    store
+        .session_start("s1", &origin, Some("/work/engram"))
+        .unwrap();
+    store
+        .save_prompt("what mode?", Some("s1"), &origin)
+        .unwrap();
 
     let out = dir.path().join("dump.jsonl");
     let mut f = std::fs::File::create(&out).unwrap();
@@ -146,17 +159,26 @@ fn from_b_markdown_folder() {
     assert_eq!(r.created_count("memories"), 3, "{r:?}");
     assert_eq!(r.created_count("links"), 1, "{r:?}");
     assert_eq!(r.warnings.len(), 1, "{r:?}");
-    let m = store.get(&IdRef::Uid("01JNQ0000000000000000000A1".into())).unwrap();
+    let m = store
+        .get(&IdRef::Uid("01JNQ0000000000000000000A1".into()))
+        .unwrap();
     assert_eq!(m.content, "uv is much faster than pip.");
     assert_eq!(m.kind, Kind::Knowledge);
     assert_eq!(m.importance, 0.8);
     assert_eq!(m.room, "webapp");
     assert_eq!(m.tags, vec!["python", "tooling"]);
     assert_eq!(m.source, "claude-code");
-    assert_eq!(m.created_at, engram_core::time::parse("2025-03-01T01:00:00.123Z").unwrap());
-    let e = store.get(&IdRef::Uid("01JNQ0000000000000000000B2".into())).unwrap();
+    assert_eq!(
+        m.created_at,
+        engram_core::time::parse("2025-03-01T01:00:00.123Z").unwrap()
+    );
+    let e = store
+        .get(&IdRef::Uid("01JNQ0000000000000000000B2".into()))
+        .unwrap();
     assert_eq!((e.kind, e.tier), (Kind::Episode, Tier::Archived));
-    let t = store.get(&IdRef::Uid("01JNQ0000000000000000000C3".into())).unwrap();
+    let t = store
+        .get(&IdRef::Uid("01JNQ0000000000000000000C3".into()))
+        .unwrap();
     assert_eq!((t.kind, t.tier), (Kind::Preference, Tier::Trash));
     let again = import(&mut store, Source::B, &b);
     assert_eq!(again.created_count("memories"), 0);
@@ -218,7 +240,10 @@ fn from_c_sqlite_database() {
     assert_eq!(auth.topic_key.as_deref(), Some("auth/model"));
     assert!(auth.pinned);
     assert_eq!(auth.metadata["c"]["revision_count"], 3);
-    assert_eq!(auth.created_at, engram_core::time::parse("2026-01-10T09:10:00Z").unwrap());
+    assert_eq!(
+        auth.created_at,
+        engram_core::time::parse("2026-01-10T09:10:00Z").unwrap()
+    );
     let fix = ms.iter().find(|m| m.content.starts_with("Added")).unwrap();
     assert_eq!((fix.kind, fix.tier), (Kind::Bugfix, Tier::Trash));
     let summary = ms.iter().find(|m| m.content == "Auth done").unwrap();
@@ -261,7 +286,10 @@ fn from_c_export_json() {
     assert_eq!(r.created_count("sessions"), 1);
     assert_eq!(r.created_count("prompts"), 1);
     let ms = all(&store);
-    assert!(ms.iter().any(|m| m.kind == Kind::Preference && m.room == "api"));
+    assert!(
+        ms.iter()
+            .any(|m| m.kind == Kind::Preference && m.room == "api")
+    );
     assert!(ms.iter().any(|m| m.kind == Kind::Fact && m.title.is_none()));
     let again = import(&mut store, Source::CJson, &f);
     assert!(again.created.values().all(|n| *n == 0), "{again:?}");
@@ -289,7 +317,10 @@ fn from_mcp_memory_server() {
     assert_eq!(r.created_count("links"), 1);
     assert_eq!(r.warnings.len(), 1, "{r:?}");
     let ms = all(&store);
-    let s = ms.iter().find(|m| m.content == "Speaks fluent Spanish").unwrap();
+    let s = ms
+        .iter()
+        .find(|m| m.content == "Speaks fluent Spanish")
+        .unwrap();
     assert_eq!(s.title.as_deref(), Some("John_Smith"));
     assert_eq!(s.tags, vec!["John_Smith", "person"]);
     assert_eq!(s.room, "people");
@@ -326,10 +357,19 @@ fn from_a_jsonl() {
     assert_eq!(r.warnings.len(), 1);
     let ms = all(&store);
     let p = ms.iter().find(|m| m.content.starts_with("Prefer")).unwrap();
-    assert_eq!((p.kind, p.importance, p.room.as_str()), (Kind::Strategy, 0.7, "common"));
+    assert_eq!(
+        (p.kind, p.importance, p.room.as_str()),
+        (Kind::Strategy, 0.7, "common")
+    );
     assert_eq!(p.metadata["a"]["recall_count"], 4);
-    assert_eq!(p.created_at, engram_core::time::parse("2025-06-01T12:00:00.123Z").unwrap());
-    let fl = ms.iter().find(|m| m.content.starts_with("Failure")).unwrap();
+    assert_eq!(
+        p.created_at,
+        engram_core::time::parse("2025-06-01T12:00:00.123Z").unwrap()
+    );
+    let fl = ms
+        .iter()
+        .find(|m| m.content.starts_with("Failure"))
+        .unwrap();
     assert_eq!((fl.kind, fl.room.as_str()), (Kind::Failure, "alice"));
     assert_eq!(fl.metadata["component"], "auth");
     assert!(ms.iter().any(|m| m.kind == Kind::Handoff));

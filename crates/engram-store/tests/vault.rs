@@ -110,9 +110,16 @@ fn populate(store: &mut Store) -> Vec<i64> {
             ..Default::default()
         },
     );
-    store.link(&IdRef::Id(c), &IdRef::Id(a), LinkKind::Related, Some(0.35)).unwrap();
+    store
+        .link(&IdRef::Id(c), &IdRef::Id(a), LinkKind::Related, Some(0.35))
+        .unwrap();
     let d = store
-        .correct(&IdRef::Id(c), "The user prefers spaces", "said so", Some("cli"))
+        .correct(
+            &IdRef::Id(c),
+            "The user prefers spaces",
+            "said so",
+            Some("cli"),
+        )
         .unwrap()
         .new_id;
     let e = remember(
@@ -137,10 +144,18 @@ fn files_follow_the_database() {
     assert_eq!(files.len(), 5, "{files:?}");
     let rel: Vec<String> = files
         .iter()
-        .map(|p| p.strip_prefix(&root).unwrap().to_string_lossy().into_owned())
+        .map(|p| {
+            p.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     assert!(rel.iter().any(|r| r.starts_with("decision/")), "{rel:?}");
-    assert!(rel.iter().any(|r| r.starts_with("episode/2025/")), "{rel:?}");
+    assert!(
+        rel.iter().any(|r| r.starts_with("episode/2025/")),
+        "{rel:?}"
+    );
     assert!(rel.iter().any(|r| r.starts_with("_trash/")), "{rel:?}");
     let a = store.get(&IdRef::Id(ids[0])).unwrap();
     let text = std::fs::read_to_string(file_of(&root, &a.uid)).unwrap();
@@ -150,13 +165,20 @@ fn files_follow_the_database() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(file_of(&root, &a.uid)).unwrap().permissions().mode();
+        let mode = std::fs::metadata(file_of(&root, &a.uid))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
     // The episode links to the decision by the decision's file name (Obsidian's graph).
     let b = store.get(&IdRef::Id(ids[1])).unwrap();
     let btext = std::fs::read_to_string(file_of(&root, &b.uid)).unwrap();
-    let astem = file_of(&root, &a.uid).file_stem().unwrap().to_string_lossy().into_owned();
+    let astem = file_of(&root, &a.uid)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     assert!(btext.contains(&format!("[[{astem}]]")), "{btext}");
 
     // An update moves nothing but rewrites the file; a purge deletes it.
@@ -265,8 +287,8 @@ fn hand_edits_new_files_deleted_files_and_garbage() {
     store.export_jsonl(&mut buf).unwrap();
     let out = String::from_utf8(buf).unwrap();
     assert!(
-        out.lines().any(|l| l.contains("\"reason\":\"vault_edit\"")
-            && l.contains("It keeps one file.")),
+        out.lines()
+            .any(|l| l.contains("\"reason\":\"vault_edit\"") && l.contains("It keeps one file.")),
         "the previous text is kept as a revision"
     );
 
@@ -297,7 +319,11 @@ fn hand_edits_new_files_deleted_files_and_garbage() {
 
     // Another reindex: only the broken file is still reported; nothing else changes.
     let again = store.reindex_vault(&mut |_, _| {}).unwrap();
-    assert_eq!((again.created, again.updated, again.trashed), (0, 0, 0), "{again:?}");
+    assert_eq!(
+        (again.created, again.updated, again.trashed),
+        (0, 0, 0),
+        "{again:?}"
+    );
     assert_eq!(again.warnings.len(), 1);
 }
 

@@ -111,7 +111,11 @@ pub fn export(store: &Store, a: ExportArgs, json: bool) -> anyhow::Result<()> {
             format!("exported to {}: {}", path.display(), parts.join(", "))
         });
     } else {
-        let parts: Vec<String> = report.written.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        let parts: Vec<String> = report
+            .written
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
         eprintln!("exported {}", parts.join(", "));
     }
     Ok(())
@@ -128,12 +132,8 @@ pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()
     }
     sync(store);
     output::value(&report, json, |r| {
-        let kinds: std::collections::BTreeSet<&str> = r
-            .created
-            .keys()
-            .chain(r.skipped.keys())
-            .copied()
-            .collect();
+        let kinds: std::collections::BTreeSet<&str> =
+            r.created.keys().chain(r.skipped.keys()).copied().collect();
         let parts: Vec<String> = kinds
             .iter()
             .map(|k| {

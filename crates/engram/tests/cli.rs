@@ -369,14 +369,34 @@ fn vault_reindex_export_import() {
     let h = dir.path();
     let a = ok_json(
         h,
-        &["remember", "Releases are cut on Fridays", "--type", "decision", "--tags", "release", "--room", "app"],
+        &[
+            "remember",
+            "Releases are cut on Fridays",
+            "--type",
+            "decision",
+            "--tags",
+            "release",
+            "--room",
+            "app",
+        ],
     );
     let a_id = a["id"].as_i64().unwrap().to_string();
-    ok_json(h, &["remember", "The staging host is stg-1", "--related", &a_id]);
+    ok_json(
+        h,
+        &["remember", "The staging host is stg-1", "--related", &a_id],
+    );
     let vault = h.join("memories");
-    assert_eq!(vault_files(&vault).len(), 2, "each write lands in the vault");
+    assert_eq!(
+        vault_files(&vault).len(),
+        2,
+        "each write lands in the vault"
+    );
     ok_json(h, &["forget", &a_id]);
-    assert!(vault_files(&vault).iter().any(|p| p.to_string_lossy().contains("_trash")));
+    assert!(
+        vault_files(&vault)
+            .iter()
+            .any(|p| p.to_string_lossy().contains("_trash"))
+    );
 
     // Export, then lose the database: reindex brings every memory back from the files.
     let dump = h.join("dump.jsonl");
