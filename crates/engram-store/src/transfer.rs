@@ -334,7 +334,7 @@ impl Store {
         batch: Batch,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<ImportReport> {
-        let actr = self.config.actr.clone();
+        let actr = self.config.actr;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;

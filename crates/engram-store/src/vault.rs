@@ -1139,7 +1139,7 @@ impl Store {
         };
         let now = self.now();
         let default_importance = self.config.default_importance;
-        let actr = self.config.actr.clone();
+        let actr = self.config.actr;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
