@@ -20,11 +20,11 @@ fn remember(store: &mut Store, req: RememberRequest) -> i64 {
     store.remember(req).unwrap().id
 }
 
-/// Every memory (as exported, minus what a vault does not carry) and every link.
-/// Links as (source uid, target uid, kind, weight in thousandths).
-type LinkRows = Vec<(String, String, String, i64)>;
+/// A link as (src uid, dst uid, kind, weight in thousandths).
+type LinkKey = (String, String, String, i64);
 
-fn snapshot(store: &Store) -> (Vec<Value>, LinkRows) {
+/// Every memory (as exported, minus what a vault does not carry) and every link.
+fn snapshot(store: &Store) -> (Vec<Value>, Vec<LinkKey>) {
     let mut buf = Vec::new();
     store.export_jsonl(&mut buf).unwrap();
     let mut mems = Vec::new();
