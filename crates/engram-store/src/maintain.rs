@@ -147,6 +147,16 @@ impl Store {
             params![started, finished, dry_run as i64, json],
         )?;
         if !dry_run {
+            // The change log only has to reach back to what the vault has written.
+            if self.vault_dir().is_none() {
+                self.conn.execute("DELETE FROM changes", [])?;
+            } else {
+                self.conn.execute(
+                    "DELETE FROM changes WHERE seq <= COALESCE(
+                        (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vault_seq'), 0)",
+                    [],
+                )?;
+            }
             self.conn.execute(
                 "INSERT INTO meta (key, value) VALUES ('last_maintenance', ?1)
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value",
