@@ -94,10 +94,7 @@ pub fn backup(db_path: &Path, vault: Option<&Path>, dest: &Path) -> Result<Backu
 /// A consistent copy of an open database (one read transaction) into a new file.
 fn vacuum_into(conn: &Connection, target: &Path) -> Result<()> {
     let t = target.to_str().ok_or_else(|| {
-        InputError::new(
-            "path",
-            format!("{} is not valid UTF-8", target.display()),
-        )
+        InputError::new("path", format!("{} is not valid UTF-8", target.display()))
     })?;
     conn.execute("VACUUM INTO ?1", [t])?;
     // VACUUM INTO writes without syncing (unless synchronous is set on a fresh connection):

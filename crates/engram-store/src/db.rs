@@ -248,7 +248,11 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
 /// its `-wal` and `-shm` files the database file's permissions) never makes a file others
 /// can read. An existing file is left as it is; an empty file is a valid empty database.
 fn create_private_db_file(path: &Path) -> Result<()> {
-    if path.to_str().is_some_and(|p| p == ":memory:" || p.starts_with("file:")) || path.exists() {
+    if path
+        .to_str()
+        .is_some_and(|p| p == ":memory:" || p.starts_with("file:"))
+        || path.exists()
+    {
         return Ok(());
     }
     match crate::fsutil::create_private(path) {

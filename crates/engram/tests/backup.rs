@@ -36,7 +36,10 @@ fn backup_and_restore_round_trip_while_another_process_writes() {
     let a = dir.path().join("a");
     std::fs::create_dir(&a).unwrap();
     for i in 0..10 {
-        ok_json(&a, &["remember", &format!("seed memory {i}"), "--room", "r"]);
+        ok_json(
+            &a,
+            &["remember", &format!("seed memory {i}"), "--room", "r"],
+        );
     }
     // A vault file, as the Markdown vault will write them.
     std::fs::create_dir_all(a.join("memories").join("r")).unwrap();
@@ -91,18 +94,33 @@ fn backup_and_restore_round_trip_while_another_process_writes() {
     let kept = r["previous_db"].as_str().unwrap();
     assert!(kept.contains("engram.db.before-restore-"), "{kept}");
     assert_eq!(integrity(Path::new(kept)), ["ok"]);
-    assert!(r["previous_vault"].as_str().unwrap().contains("memories.before-restore-"));
+    assert!(
+        r["previous_vault"]
+            .as_str()
+            .unwrap()
+            .contains("memories.before-restore-")
+    );
     // The writer is still alive and its writes still land.
     for _ in 0..5 {
         let line = lines.next().unwrap().unwrap();
-        assert!(line.starts_with("remember") || line.starts_with("correct") || line.starts_with("forget"));
+        assert!(
+            line.starts_with("remember")
+                || line.starts_with("correct")
+                || line.starts_with("forget")
+        );
     }
-    assert!(writer.try_wait().unwrap().is_none(), "the writer died during the restore");
+    assert!(
+        writer.try_wait().unwrap().is_none(),
+        "the writer died during the restore"
+    );
     writer.kill().unwrap();
     writer.wait().unwrap();
     assert_eq!(integrity(&a.join("engram.db")), ["ok"]);
     let lost = missing(&a.join("engram.db"), &acked);
-    assert!(lost.is_empty(), "what the backup held is in the restored store: {lost:?}");
+    assert!(
+        lost.is_empty(),
+        "what the backup held is in the restored store: {lost:?}"
+    );
     std::thread::sleep(Duration::from_millis(10));
 }
 
@@ -115,7 +133,10 @@ fn restore_validates_the_backup_first() {
 
     let junk = dir.path().join("junk.db");
     std::fs::write(&junk, vec![0x5a; 8192]).unwrap();
-    let out = run(&h, &["restore", "--from", junk.to_str().unwrap(), "--force"]);
+    let out = run(
+        &h,
+        &["restore", "--from", junk.to_str().unwrap(), "--force"],
+    );
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a usable engram backup"));
 
@@ -124,7 +145,10 @@ fn restore_validates_the_backup_first() {
         .unwrap()
         .execute_batch("CREATE TABLE t (x); PRAGMA user_version = 999;")
         .unwrap();
-    let out = run(&h, &["restore", "--from", foreign.to_str().unwrap(), "--force"]);
+    let out = run(
+        &h,
+        &["restore", "--from", foreign.to_str().unwrap(), "--force"],
+    );
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("newer"));
 
@@ -135,9 +159,10 @@ fn restore_validates_the_backup_first() {
     // Nothing was replaced by the refused restores.
     let r = ok_json(&h, &["recall", "keep me", "--room", "r"]);
     assert_eq!(r["hits"].as_array().unwrap().len(), 1);
-    assert!(
-        std::fs::read_dir(&h)
-            .unwrap()
-            .all(|e| !e.unwrap().file_name().to_string_lossy().contains("before-restore"))
-    );
+    assert!(std::fs::read_dir(&h).unwrap().all(|e| {
+        !e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains("before-restore")
+    }));
 }

@@ -123,7 +123,10 @@ fn eight_processes_write_and_recall_one_store() {
         );
         // Provenance comes with every hit: who wrote it and when, marked as data.
         let h = &hits[0];
-        assert!(h["created_at"].is_string() && h["source"].is_string(), "{h}");
+        assert!(
+            h["created_at"].is_string() && h["source"].is_string(),
+            "{h}"
+        );
         assert!(
             r["structuredContent"]["notice"]
                 .as_str()
@@ -143,6 +146,9 @@ fn eight_processes_write_and_recall_one_store() {
             .map(|h| h["source"].as_str().unwrap().to_string())
             .collect()
     };
-    assert!(sources.contains("cli") && sources.contains("mcp:client5"), "{sources:?}");
+    assert!(
+        sources.contains("cli") && sources.contains("mcp:client5"),
+        "{sources:?}"
+    );
     assert!(watcher.finish().success());
 }

@@ -131,7 +131,11 @@ fn no_acknowledged_write_is_lost_when_writers_are_killed() {
     }
     // A last check through the binary itself: the store opens and counts what was acked.
     let out = command(home).args(["stats", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let total = stats["total_memories"].as_u64().unwrap() as usize;
     assert!(total >= acked.remembered.len() + acked.corrected.len());

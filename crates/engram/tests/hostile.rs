@@ -13,8 +13,12 @@ use support::Mcp;
 /// Sends a raw line and returns the next reply (every bad line must be answered).
 fn raw_reply(s: &mut Mcp, line: &[u8]) -> Value {
     s.send_raw(line);
-    s.read(Duration::from_secs(60))
-        .unwrap_or_else(|| panic!("no reply to {:?}", String::from_utf8_lossy(&line[..line.len().min(80)])))
+    s.read(Duration::from_secs(60)).unwrap_or_else(|| {
+        panic!(
+            "no reply to {:?}",
+            String::from_utf8_lossy(&line[..line.len().min(80)])
+        )
+    })
 }
 
 fn rpc_code(v: &Value) -> i64 {
@@ -26,17 +30,23 @@ fn rpc_code(v: &Value) -> i64 {
 /// A tool error: `isError` with a message that names the field (and, when given, the limit).
 fn tool_error(s: &mut Mcp, tool: &str, args: Value, field: &str, limit: Option<&str>) {
     let r = s.call(tool, args.clone());
-    assert_eq!(r["isError"], true, "{tool} {args:.200}: expected an error, got {r:.300}");
+    assert_eq!(
+        r["isError"], true,
+        "{tool} {args:.200}: expected an error, got {r:.300}"
+    );
     let msg = r["structuredContent"]["error"]["message"]
         .as_str()
         .or_else(|| r["content"][0]["text"].as_str())
         .unwrap_or_default()
         .to_string();
-    let named = r["structuredContent"]["error"]["field"].as_str() == Some(field)
-        || msg.contains(field);
+    let named =
+        r["structuredContent"]["error"]["field"].as_str() == Some(field) || msg.contains(field);
     assert!(named, "{tool}: the error does not name `{field}`: {r:.300}");
     if let Some(l) = limit {
-        assert!(msg.contains(l), "{tool}: the error does not give the limit {l}: {msg}");
+        assert!(
+            msg.contains(l),
+            "{tool}: the error does not give the limit {l}: {msg}"
+        );
     }
 }
 
@@ -53,27 +63,57 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
     let framing: Vec<(Vec<u8>, i64)> = vec![
         (b"{not json".to_vec(), -32700),
         (b"\xff\xfe\xfd".to_vec(), -32700),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\xc3\x28\"}".to_vec(), -32700),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\xc3\x28\"}".to_vec(),
+            -32700,
+        ),
         ("[".repeat(100_000).into_bytes(), -32700),
         ("{\"a\":".repeat(50_000).into_bytes(), -32700),
-        (br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"\ud800"}}"#.to_vec(), -32700),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"\ud800"}}"#.to_vec(),
+            -32700,
+        ),
         (b"42".to_vec(), -32600),
         (b"null".to_vec(), -32600),
-        (br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec(), -32600),
-        (br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#.to_vec(), -32600),
-        (br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(), -32600),
-        (br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.to_vec(), -32600),
+        (
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec(),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#.to_vec(),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.to_vec(),
+            -32600,
+        ),
         (br#"{"jsonrpc":"2.0","id":1,"method":42}"#.to_vec(), -32600),
         (
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","p":"{}"}}"#, "x".repeat(9 << 20))
-                .into_bytes(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","p":"{}"}}"#,
+                "x".repeat(9 << 20)
+            )
+            .into_bytes(),
             -32700,
         ),
     ];
     for (line, code) in &framing {
         let r = raw_reply(&mut s, line);
-        assert_eq!(rpc_code(&r), *code, "reply to {:?}", String::from_utf8_lossy(&line[..line.len().min(60)]));
-        assert!(s.alive(), "the server died after {:?}", String::from_utf8_lossy(&line[..line.len().min(60)]));
+        assert_eq!(
+            rpc_code(&r),
+            *code,
+            "reply to {:?}",
+            String::from_utf8_lossy(&line[..line.len().min(60)])
+        );
+        assert!(
+            s.alive(),
+            "the server died after {:?}",
+            String::from_utf8_lossy(&line[..line.len().min(60)])
+        );
         entries += 1;
     }
     let r = raw_reply(&mut s, &[b'x'; 100]);
@@ -87,10 +127,22 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
 
     // Protocol: unknown method, wrong params for a known one.
     for (msg, code) in [
-        (json!({"jsonrpc":"2.0","id":7,"method":"no/such/method"}), -32601),
-        (json!({"jsonrpc":"2.0","id":8,"method":"tools/call","params":"remember"}), -32602),
-        (json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}), -32602),
-        (json!({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"remember","arguments":[1,2]}}), -32602),
+        (
+            json!({"jsonrpc":"2.0","id":7,"method":"no/such/method"}),
+            -32601,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":8,"method":"tools/call","params":"remember"}),
+            -32602,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}),
+            -32602,
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"remember","arguments":[1,2]}}),
+            -32602,
+        ),
     ] {
         s.send_line(&msg.to_string());
         let r = s.reply_to(msg["id"].as_i64().unwrap());
@@ -103,47 +155,182 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
     // Tools: unknown names, wrong types, limits (each error names the field and limit).
     let r = s.call("../../bin/sh", json!({}));
     assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"].as_str().unwrap().contains("unknown tool"));
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("unknown tool")
+    );
     let big = "x".repeat(65_537);
     let cases: Vec<(&str, Value, &str, Option<&str>)> = vec![
         ("remember", json!({}), "content", None),
         ("remember", json!({"content": 42}), "content", None),
         ("remember", json!({"content": null}), "content", None),
-        ("remember", json!({"content": big}), "content", Some("65536")),
+        (
+            "remember",
+            json!({"content": big}),
+            "content",
+            Some("65536"),
+        ),
         ("remember", json!({"content": "   "}), "content", None),
-        ("remember", json!({"content": "x", "tags": "a,b"}), "tags", None),
-        ("remember", json!({"content": "x", "tags": vec!["t"; 33]}), "tags", Some("32")),
-        ("remember", json!({"content": "x", "tags": ["t".repeat(65)]}), "tag", Some("64")),
-        ("remember", json!({"content": "x", "title": "t".repeat(513)}), "title", Some("512")),
-        ("remember", json!({"content": "x", "importance": "high"}), "importance", None),
-        ("remember", json!({"content": "x", "importance": 1e308}), "importance", None),
-        ("remember", json!({"content": "x", "importance": -1}), "importance", None),
-        ("remember", json!({"content": "x", "metadata": [1, 2]}), "metadata", None),
-        ("remember", json!({"content": "x", "metadata": {"k": "v".repeat(17_000)}}), "metadata", Some("16384")),
-        ("remember", json!({"content": "x", "kind": "../../etc/passwd"}), "kind", None),
-        ("remember", json!({"content": "x", "room": "a\u{0}b"}), "room", None),
-        ("remember", json!({"content": "x", "room": "r".repeat(257)}), "room", Some("256")),
-        ("remember", json!({"content": "x", "session_id": "s\n1"}), "session_id", None),
-        ("remember", json!({"content": "x", "related_ids": ["../../etc/passwd"]}), "related_ids", None),
+        (
+            "remember",
+            json!({"content": "x", "tags": "a,b"}),
+            "tags",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "tags": vec!["t"; 33]}),
+            "tags",
+            Some("32"),
+        ),
+        (
+            "remember",
+            json!({"content": "x", "tags": ["t".repeat(65)]}),
+            "tag",
+            Some("64"),
+        ),
+        (
+            "remember",
+            json!({"content": "x", "title": "t".repeat(513)}),
+            "title",
+            Some("512"),
+        ),
+        (
+            "remember",
+            json!({"content": "x", "importance": "high"}),
+            "importance",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "importance": 1e308}),
+            "importance",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "importance": -1}),
+            "importance",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "metadata": [1, 2]}),
+            "metadata",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "metadata": {"k": "v".repeat(17_000)}}),
+            "metadata",
+            Some("16384"),
+        ),
+        (
+            "remember",
+            json!({"content": "x", "kind": "../../etc/passwd"}),
+            "kind",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "room": "a\u{0}b"}),
+            "room",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "room": "r".repeat(257)}),
+            "room",
+            Some("256"),
+        ),
+        (
+            "remember",
+            json!({"content": "x", "session_id": "s\n1"}),
+            "session_id",
+            None,
+        ),
+        (
+            "remember",
+            json!({"content": "x", "related_ids": ["../../etc/passwd"]}),
+            "related_ids",
+            None,
+        ),
         // The engine names an unknown related id's field `ids` (its own name for id lists).
-        ("remember", json!({"content": "x", "related_ids": [99_999_999]}), "ids", None),
-        ("recall", json!({"query": "q", "limit": 1000}), "limit", Some("100")),
+        (
+            "remember",
+            json!({"content": "x", "related_ids": [99_999_999]}),
+            "ids",
+            None,
+        ),
+        (
+            "recall",
+            json!({"query": "q", "limit": 1000}),
+            "limit",
+            Some("100"),
+        ),
         ("recall", json!({"query": "q", "limit": 0}), "limit", None),
         ("recall", json!({"query": "q", "limit": -1}), "limit", None),
-        ("recall", json!({"query": "q", "limit": 1e30}), "limit", None),
-        ("recall", json!({"query": "q".repeat(4097)}), "query", Some("4096")),
+        (
+            "recall",
+            json!({"query": "q", "limit": 1e30}),
+            "limit",
+            None,
+        ),
+        (
+            "recall",
+            json!({"query": "q".repeat(4097)}),
+            "query",
+            Some("4096"),
+        ),
         ("recall", json!({"query": ["q"]}), "query", None),
-        ("recall", json!({"query": "q", "mode": "../../x"}), "mode", None),
+        (
+            "recall",
+            json!({"query": "q", "mode": "../../x"}),
+            "mode",
+            None,
+        ),
         ("recall", json!({"query": "q", "room": "x*y"}), "room", None),
-        ("reinforce", json!({"ids": ["../../../etc/passwd"]}), "ids", None),
-        ("reinforce", json!({"ids": (1..=101).collect::<Vec<_>>()}), "ids", Some("100")),
-        ("reinforce", json!({"ids": [18_446_744_073_709_551_615u64]}), "ids", None),
-        ("reinforce", json!({"ids": [1], "strength": "max"}), "strength", None),
+        (
+            "reinforce",
+            json!({"ids": ["../../../etc/passwd"]}),
+            "ids",
+            None,
+        ),
+        (
+            "reinforce",
+            json!({"ids": (1..=101).collect::<Vec<_>>()}),
+            "ids",
+            Some("100"),
+        ),
+        (
+            "reinforce",
+            json!({"ids": [18_446_744_073_709_551_615u64]}),
+            "ids",
+            None,
+        ),
+        (
+            "reinforce",
+            json!({"ids": [1], "strength": "max"}),
+            "strength",
+            None,
+        ),
         ("forget", json!({"id": "../../etc/passwd"}), "id", None),
         ("forget", json!({"id": -5}), "id", None),
         ("forget", json!({"id": {"$gt": 0}}), "id", None),
-        ("correct", json!({"id": 1, "content": big, "reason": "r"}), "content", Some("65536")),
-        ("explain", json!({"id": "'; DROP TABLE memories; --"}), "id", None),
+        (
+            "correct",
+            json!({"id": 1, "content": big, "reason": "r"}),
+            "content",
+            Some("65536"),
+        ),
+        (
+            "explain",
+            json!({"id": "'; DROP TABLE memories; --"}),
+            "id",
+            None,
+        ),
     ];
     for (tool, args, field, limit) in cases {
         tool_error(&mut s, tool, args, field, limit);
@@ -158,7 +345,10 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
         .map(|e| e.unwrap().file_name())
         .collect();
     for room in ["../../outside", "/etc", "..", "C:\\Windows"] {
-        let r = s.call("remember", json!({"content": format!("in room {room}"), "room": room}));
+        let r = s.call(
+            "remember",
+            json!({"content": format!("in room {room}"), "room": room}),
+        );
         if r["isError"] != true {
             let r = s.call("recall", json!({"query": "room", "room": room}));
             assert_ne!(r["isError"], true, "{r}");
@@ -169,10 +359,15 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(before.len(), after.len(), "something was written outside ENGRAM_HOME");
+    assert_eq!(
+        before.len(),
+        after.len(),
+        "something was written outside ENGRAM_HOME"
+    );
 
     // Content that is odd but valid is stored whole and recalled intact.
-    let odd = "NUL\u{0} here, RTL \u{202e}txet, emoji 🧠, CJK 記憶, quote \" and \\ and \"AND\" OR NEAR(";
+    let odd =
+        "NUL\u{0} here, RTL \u{202e}txet, emoji 🧠, CJK 記憶, quote \" and \\ and \"AND\" OR NEAR(";
     let r = s.call("remember", json!({"content": odd, "room": "odd"}));
     assert_ne!(r["isError"], true, "{r}");
     let r = s.call("recall", json!({"query": odd, "room": "odd"}));
@@ -180,7 +375,10 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
     entries += 1;
 
     assert!(s.alive());
-    assert!(s.finish().success(), "the server exits cleanly when stdin closes");
+    assert!(
+        s.finish().success(),
+        "the server exits cleanly when stdin closes"
+    );
     eprintln!("hostile corpus: {entries} bad requests, each answered, server up after each");
 }
 
@@ -192,7 +390,10 @@ fn a_truncated_stream_ends_the_session_cleanly() {
     let partial = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","#;
     s.send_bytes(partial);
     std::thread::sleep(Duration::from_millis(200));
-    assert!(s.child.try_wait().unwrap().is_none(), "still waiting for the rest of the line");
+    assert!(
+        s.child.try_wait().unwrap().is_none(),
+        "still waiting for the rest of the line"
+    );
     let status = s.finish();
     assert!(status.success(), "{status}");
 }

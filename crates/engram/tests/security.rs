@@ -38,7 +38,11 @@ fn everything_engram_writes_is_private() {
         .args(["backup", backup.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(mode(&backup), 0o700);
     for f in ["engram.db", "backup.json"] {
         assert_eq!(mode(&backup.join(f)), 0o600, "backup {f}");
@@ -95,7 +99,10 @@ fn serve(home: &std::path::Path, token: Option<&str>) -> Server {
         {
             break text[i + 7..i + 7 + j].to_string();
         }
-        assert!(started.elapsed() < Duration::from_secs(30), "no address: {text}");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no address: {text}"
+        );
     };
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
     Server { child, addr }
@@ -168,19 +175,32 @@ fn slow_clients_do_not_block_others_and_bodies_are_bounded() {
         )
         .unwrap();
     // Many idle connections at once, too.
-    let idle: Vec<_> = (0..50).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    let idle: Vec<_> = (0..50)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
 
     std::thread::sleep(Duration::from_millis(200));
     for _ in 0..5 {
         let t = Instant::now();
         assert_eq!(
-            http(&addr, &format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"), b""),
+            http(
+                &addr,
+                &format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+                b""
+            ),
             200
         );
         assert_eq!(initialize(&addr, None), 200);
-        assert!(t.elapsed() < Duration::from_secs(5), "a request waited {:?}", t.elapsed());
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "a request waited {:?}",
+            t.elapsed()
+        );
     }
-    assert!(!trickler.is_finished(), "the slow client was still sending throughout");
+    assert!(
+        !trickler.is_finished(),
+        "the slow client was still sending throughout"
+    );
 
     // A body over 4 MiB is refused with 413. The server answers after reading 4 MiB and
     // closes; the rest of the body may meet a reset, which is a refusal too.
@@ -217,7 +237,11 @@ fn slow_clients_do_not_block_others_and_bodies_are_bounded() {
         "an oversized body: {refused}"
     );
     assert_eq!(
-        http(&addr, &format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"), b""),
+        http(
+            &addr,
+            &format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+            b""
+        ),
         200
     );
     drop(idle);

@@ -43,7 +43,8 @@ fn leaf() -> impl Strategy<Value = Value> {
         (-3i64..60).prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         hostile_string().prop_map(Value::from),
     ]
 }
@@ -86,10 +87,7 @@ fn fixture() -> Fixture {
         );
         assert_ne!(r.is_error, Some(true));
     }
-    Fixture {
-        _dir: dir,
-        servers,
-    }
+    Fixture { _dir: dir, servers }
 }
 
 thread_local! {

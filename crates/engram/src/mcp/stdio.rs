@@ -217,7 +217,10 @@ mod tests {
         let bad = br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"remember"}"#;
         assert!(check_line(bad).is_ok());
         let reply = check_decodable(bad).unwrap_err().unwrap();
-        assert_eq!((reply["id"].as_i64(), reply["error"]["code"].as_i64()), (Some(8), Some(-32602)));
+        assert_eq!(
+            (reply["id"].as_i64(), reply["error"]["code"].as_i64()),
+            (Some(8), Some(-32602))
+        );
         // A notification is never answered: dropped if rmcp cannot decode it.
         let note = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}"#;
         assert!(check_decodable(note).is_ok_or_none());

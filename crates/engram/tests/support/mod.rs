@@ -86,9 +86,11 @@ impl Mcp {
     /// The next line the server writes, within `timeout`.
     pub fn read(&mut self, timeout: Duration) -> Option<Value> {
         let line = self.lines.recv_timeout(timeout).ok()?;
-        Some(serde_json::from_str(&line).unwrap_or_else(|e| {
-            panic!("stdout carried a line that is not JSON ({e}): {line:?}")
-        }))
+        Some(
+            serde_json::from_str(&line).unwrap_or_else(|e| {
+                panic!("stdout carried a line that is not JSON ({e}): {line:?}")
+            }),
+        )
     }
 
     /// Sends a request and waits (up to 60 s) for the reply with its id.
@@ -123,7 +125,9 @@ impl Mcp {
     /// Whether the server still answers a valid request.
     pub fn alive(&mut self) -> bool {
         let r = self.request("tools/list", json!({}));
-        r["result"]["tools"].as_array().is_some_and(|t| !t.is_empty())
+        r["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
     }
 
     /// Closes stdin and waits for the process to exit (kills it after 20 s).
@@ -213,8 +217,10 @@ pub fn missing(db: &Path, acked: &Acked) -> Vec<String> {
         .map(Result::unwrap)
         .collect();
     let tier = |id: i64| -> Option<String> {
-        c.query_row("SELECT tier FROM memories WHERE id = ?1", [id], |r| r.get(0))
-            .ok()
+        c.query_row("SELECT tier FROM memories WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .ok()
     };
     let mut lost = Vec::new();
     for u in &acked.remembered {
