@@ -108,13 +108,7 @@ impl Store {
     pub fn maintain(&mut self, dry_run: bool) -> Result<MaintenanceReport> {
         let started = self.now();
         self.refresh_index()?;
-        let rooms: Vec<String> = {
-            let mut stmt = self.conn.prepare(
-                "SELECT DISTINCT room FROM memories WHERE tier = 'active' ORDER BY room",
-            )?;
-            stmt.query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
-        };
+        let rooms = self.rooms_to_maintain(None)?;
         let mut report = MaintenanceReport {
             dry_run,
             at: started,
@@ -166,19 +160,22 @@ impl Store {
         Ok(report)
     }
 
+    /// The named room, or every room that holds an active memory.
+    fn rooms_to_maintain(&self, room: Option<&str>) -> Result<Vec<String>> {
+        if let Some(r) = room {
+            return Ok(vec![r.to_string()]);
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT room FROM memories WHERE tier = 'active' ORDER BY room")?;
+        let rooms = stmt.query_map([], |r| r.get(0))?;
+        Ok(rooms.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Seed A's `consolidate_memory`: consolidation only, now, in one room (or all).
     pub fn consolidate_now(&mut self, room: Option<&str>) -> Result<Vec<Consolidation>> {
         self.refresh_index()?;
-        let rooms: Vec<String> = match room {
-            Some(r) => vec![r.to_string()],
-            None => {
-                let mut stmt = self.conn.prepare(
-                    "SELECT DISTINCT room FROM memories WHERE tier = 'active' ORDER BY room",
-                )?;
-                stmt.query_map([], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?
-            }
-        };
+        let rooms = self.rooms_to_maintain(room)?;
         let mut out = Vec::new();
         for room in &rooms {
             for ids in self.similar_clusters(room, None, Threshold::Consolidate, false)? {
@@ -561,16 +558,7 @@ impl Store {
         min_size: usize,
     ) -> Result<Vec<Cluster>> {
         self.refresh_index()?;
-        let rooms: Vec<String> = match room {
-            Some(r) => vec![r.to_string()],
-            None => {
-                let mut stmt = self.conn.prepare(
-                    "SELECT DISTINCT room FROM memories WHERE tier = 'active' ORDER BY room",
-                )?;
-                stmt.query_map([], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?
-            }
-        };
+        let rooms = self.rooms_to_maintain(room)?;
         let mut out = Vec::new();
         for room in rooms {
             for ids in self.similar_clusters(&room, kind, threshold, aged)? {

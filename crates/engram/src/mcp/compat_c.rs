@@ -717,37 +717,6 @@ fn mem_list_projects(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct JudgeArgs {
-    /// The pending relation's id (`rel-…`) from mem_save's candidates.
-    pub judgment_id: String,
-    /// related, compatible, scoped, conflicts_with, supersedes or not_conflict.
-    pub relation: String,
-    #[serde(default)]
-    pub reason: Option<String>,
-    #[serde(default)]
-    pub evidence: Option<String>,
-    /// 0–1 (default 1.0).
-    #[serde(default)]
-    pub confidence: Option<f64>,
-    #[serde(default)]
-    pub session_id: Option<String>,
-}
-
-fn mem_judge(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
-    let a: JudgeArgs = parse(args)?;
-    let j = ctx.store.judge(engram_store::maintain::Verdict {
-        judgment_id: a.judgment_id,
-        relation: a.relation,
-        reason: a.reason,
-        evidence: a.evidence,
-        confidence: a.confidence,
-        session_id: a.session_id,
-        ..Default::default()
-    })?;
-    Ok(json!({ "relation": j }))
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
 pub struct CompareArgs {
     pub memory_id_a: i64,
     pub memory_id_b: i64,
@@ -913,8 +882,9 @@ pub fn tools() -> Vec<ToolSpec> {
             title: "Judge a relation",
             description: "Record your verdict on a pending relation mem_save returned (judgment_id): related, compatible, scoped, conflicts_with, supersedes or not_conflict.",
             hints: WRITE_IDEMPOTENT,
-            schema: schema_of::<JudgeArgs>,
-            call: mem_judge,
+            // C's arguments and result are engram's own `judge`.
+            schema: schema_of::<super::admin::JudgeArgs>,
+            call: super::admin::judge,
         },
         ToolSpec {
             name: "mem_compare",
