@@ -209,8 +209,8 @@ impl Analysis {
             })
             .collect();
         let change = english_change(&toks).or_else(|| cjk_change(&raw));
-        let polarity = english_polarity(&toks).or_else(|| cjk_polarity(&raw));
         let stances = english_stances(&toks);
+        let polarity = english_polarity(&stances).or_else(|| cjk_polarity(&raw));
         let choice = english_choice(&toks);
         Analysis {
             raw,
@@ -844,39 +844,15 @@ fn english_stances(toks: &[Tok]) -> Vec<Stance> {
     out
 }
 
-/// +1 when the text affirms a liking or a use, −1 when it rejects or negates one.
-fn english_polarity(toks: &[Tok]) -> Option<i8> {
-    let mut pos = false;
-    let mut neg = false;
-    let mut negated_until: Option<usize> = None;
-    for (idx, t) in toks.iter().enumerate() {
-        let Tok::Word { raw, stem } = t else {
-            negated_until = None;
-            continue;
-        };
-        if NEGATIONS.contains(&raw.as_str()) {
-            if raw == "never" {
-                neg = true;
-            }
-            negated_until = Some(idx + 4);
-            continue;
-        }
-        if NEGATIVE.contains(&stem.as_str()) {
-            neg = true;
-        } else if POSITIVE.contains(&stem.as_str()) {
-            if negated_until.is_some_and(|u| idx <= u) {
-                neg = true;
-            } else {
-                pos = true;
-            }
-        }
-    }
-    if neg {
+/// +1 when the text affirms a liking or a use, −1 when it rejects or negates one: the
+/// sum of its stances, a single rejection outweighing any number of likings.
+fn english_polarity(stances: &[Stance]) -> Option<i8> {
+    if stances.iter().any(|s| s.sign < 0) {
         Some(-1)
-    } else if pos {
-        Some(1)
-    } else {
+    } else if stances.is_empty() {
         None
+    } else {
+        Some(1)
     }
 }
 

@@ -266,6 +266,17 @@ fn find_duplicate(
     Ok(None)
 }
 
+/// The memory's tags followed by the new ones it lacks.
+fn union_tags(old: &[String], new: &[String]) -> Vec<String> {
+    let mut all = old.to_vec();
+    for t in new {
+        if !all.contains(t) {
+            all.push(t.clone());
+        }
+    }
+    all
+}
+
 fn revision_count(tx: &rusqlite::Connection, id: MemoryId) -> Result<u64> {
     Ok(tx.query_row(
         "SELECT count(*) FROM revisions WHERE memory_id = ?1",
@@ -524,12 +535,7 @@ impl Store {
                     req.session_id.as_deref(),
                 )?;
                 let title = req.title.clone().or_else(|| m.title.clone());
-                let mut all_tags = m.tags.clone();
-                for t in &tags {
-                    if !all_tags.contains(t) {
-                        all_tags.push(t.clone());
-                    }
-                }
+                let all_tags = union_tags(&m.tags, &tags);
                 let imp = req.importance.map(|_| importance).unwrap_or(m.importance);
                 tx.execute(
                     "UPDATE memories SET content = ?2, title = ?3, kind = ?4, importance = ?5, tags = ?6, tier = 'active',
@@ -589,12 +595,7 @@ impl Store {
                         now,
                         req.session_id.as_deref(),
                     )?;
-                    let mut all_tags = m.tags.clone();
-                    for t in &tags {
-                        if !all_tags.contains(t) {
-                            all_tags.push(t.clone());
-                        }
-                    }
+                    let all_tags = union_tags(&m.tags, &tags);
                     tx.execute(
                         "UPDATE memories SET content = ?2, tags = ?3, importance = max(importance, ?4),
                          content_hash = ?5, updated_at = ?6 WHERE id = ?1",
