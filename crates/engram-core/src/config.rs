@@ -8,6 +8,15 @@ use crate::scoring::{Fusion, Weights};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// How the approximate vector index stores vectors in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnnQuantization {
+    F32,
+    F16,
+    I8,
+}
+
 /// Every setting, with defaults. Unknown keys in a file are ignored (and reported by `doctor`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -39,7 +48,9 @@ pub struct Config {
     /// Bearer token for `engram serve --http` (`ENGRAM_HTTP_TOKEN`); required to bind
     /// anything but loopback. Empty: none.
     pub http_token: String,
-    /// Threads for embedding (1 is fastest on two cores; 0 uses every core).
+    /// Threads for embedding; 0 uses every core. Default 2: on two cores, two threads
+    /// embed a query in 5.5 ms instead of 7.3 and ingest 104 memories/s instead of 76
+    /// (`engram bench recall`), and more would take cores from the agent being served.
     pub embed_threads: usize,
     /// How candidate sources fuse into one relevance: `max`, `weighted` or `rrf`.
     pub fusion: Fusion,
@@ -79,6 +90,15 @@ pub struct Config {
     pub resolution: crate::resolve::Bands,
     /// Semantic links made when a memory is written: at most this many neighbours (A: 5).
     pub max_semantic_links: usize,
+    /// A model's vectors are searched through an approximate (HNSW) index once there are
+    /// at least this many of them, and by an exact scan below; 0 never uses the index.
+    /// (The index needs a build with the `ann` feature, the default.)
+    pub ann_threshold: usize,
+    /// How the HNSW index holds vectors in memory: `f32`, `f16` (half the memory) or `i8`.
+    /// The database always keeps full f32 vectors.
+    pub ann_quantization: AnnQuantization,
+    /// How many candidates an HNSW search explores: wider is closer to exact and slower.
+    pub ann_ef_search: usize,
     /// Hours between maintenance runs inside a long-running server (A: 12; 0 = never).
     pub maintenance_interval_hours: f64,
     /// Maintenance archives memories whose strength (A's formula) fell below this (A: 0.05).
@@ -135,7 +155,7 @@ impl Default for Config {
             w_session: 0.6,
             model: "all-MiniLM-L6-v2".to_string(),
             http_token: String::new(),
-            embed_threads: 1,
+            embed_threads: 2,
             fusion: Fusion::Weighted,
             candidate_k: 50,
             rrf_k: 60.0,
@@ -156,6 +176,9 @@ impl Default for Config {
             resolve: true,
             resolution: crate::resolve::Bands::default(),
             max_semantic_links: 5,
+            ann_threshold: 50_000,
+            ann_quantization: AnnQuantization::F16,
+            ann_ef_search: 128,
             maintenance_interval_hours: 12.0,
             archive_strength: 0.05,
             consolidate_cosine: 1.0,
@@ -249,6 +272,12 @@ impl Config {
             return Err(InputError::new(
                 "candidate_k",
                 format!("is {}, it must be 1–10000", self.candidate_k),
+            ));
+        }
+        if self.ann_ef_search == 0 || self.ann_ef_search > 4096 {
+            return Err(InputError::new(
+                "ann_ef_search",
+                format!("is {}, it must be 1–4096", self.ann_ef_search),
             ));
         }
         if self.max_hops > 4 {

@@ -20,8 +20,10 @@ use crate::spec::ModelSpec;
 pub struct EmbedOptions {
     /// Threads that run inference; 0 means one per available CPU.
     ///
-    /// Default 1: on small (2-vCPU) machines one thread was measured faster than two, and
-    /// a memory server should not take every core from the agent it serves.
+    /// Default 1 for a library caller. The binary passes its `embed_threads` setting
+    /// (default 2: on a 2-vCPU machine two threads embed a query in 5.5 ms instead of 7.3,
+    /// measured with `engram bench recall`); a memory server should not take every core
+    /// from the agent it serves.
     ///
     /// How it is applied: every embedding call runs inside a private rayon pool of this
     /// size, which bounds all of candle's parallel work (candle runs it on the current

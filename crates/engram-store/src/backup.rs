@@ -230,6 +230,8 @@ pub fn restore(
     let live = db::open(db_path)?;
     let memories: i64 = live.query_row("SELECT count(*) FROM memories", [], |r| r.get(0))?;
     drop(live);
+    // A saved vector index described the replaced store.
+    crate::vectors::forget_saved_index(db_path);
 
     let mut previous_vault = None;
     let mut vault_files = 0;

@@ -26,6 +26,9 @@ pub enum Error {
     },
     #[error("{}: {message}", path.display())]
     Config { path: PathBuf, message: String },
+    /// The approximate vector index failed (it is a cache: the caller can rebuild it).
+    #[error("{0}")]
+    Index(String),
     #[error(
         "{} has schema version {found}, newer than this engram understands ({supported}); upgrade engram",
         path.display()
@@ -49,6 +52,13 @@ impl Error {
             Error::Input(e) => Some(e.field),
             Error::NotFound { field, .. } => Some(field),
             _ => None,
+        }
+    }
+
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
         }
     }
 

@@ -7,6 +7,8 @@
 //! detection from a caller-supplied directory. The CLI and (later) the MCP server are thin
 //! adapters over this API and hold no logic of their own.
 
+#[cfg(feature = "ann")]
+mod ann;
 pub mod backup;
 mod db;
 mod error;

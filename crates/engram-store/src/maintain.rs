@@ -304,11 +304,7 @@ impl Store {
             if used.contains(&m.id) {
                 continue;
             }
-            let v = self
-                .index
-                .as_ref()
-                .and_then(|i| i.get(m.id))
-                .map(|v| v.to_vec());
+            let v = self.vector_of(m.id);
             let mut cluster = vec![m.id];
             let kinds = kind.map(|k| vec![k]);
             for n in

@@ -249,25 +249,13 @@ impl Store {
         if req.record_hits && !ranked.hits.is_empty() {
             let now = self.now();
             let w = self.config.recall_hit_weight;
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)?;
-            for hit in &ranked.hits {
-                // Another process may have purged it (or restored a backup) since it was
-                // read: log hits only for memories that are still there.
-                if crate::store::exists(&tx, hit.memory.id)? {
-                    add_event(
-                        &tx,
-                        hit.memory.id,
-                        EventKind::RecallHit,
-                        w,
-                        now,
-                        req.session_id.as_deref(),
-                        None,
-                    )?;
-                }
-            }
-            tx.commit()?;
+            // Recall hits are bookkeeping, not something a client asked to keep: their
+            // commit skips the fsync (WAL with synchronous NORMAL stays consistent; a power
+            // cut may only forget the last hits). Every other write stays FULL.
+            self.conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+            let logged = self.log_hits(&ranked.hits, now, w, req.session_id.as_deref());
+            self.conn.execute_batch("PRAGMA synchronous = FULL")?;
+            logged?;
         }
         Ok(RecallResult {
             hits: ranked.hits,
@@ -280,6 +268,36 @@ impl Store {
             tokens_used,
             omitted_for_budget: omitted,
         })
+    }
+
+    /// One recall-hit event per hit, in one transaction.
+    fn log_hits(
+        &mut self,
+        hits: &[Hit],
+        now: engram_core::Millis,
+        w: f64,
+        session: Option<&str>,
+    ) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for hit in hits {
+            // Another process may have purged it (or restored a backup) since it was
+            // read: log hits only for memories that are still there.
+            if crate::store::exists(&tx, hit.memory.id)? {
+                add_event(
+                    &tx,
+                    hit.memory.id,
+                    EventKind::RecallHit,
+                    w,
+                    now,
+                    session,
+                    None,
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     fn deep_then_maybe_exhaustive(

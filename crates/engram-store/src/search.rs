@@ -12,10 +12,13 @@ use engram_core::scoring::{Candidates, like_relevance, sort_desc};
 use engram_core::text::{QueryPlan, like_escape};
 use engram_core::{Kind, MemoryId, Tier};
 use rusqlite::types::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Ids per coverage query: far below SQLite's limit on bound variables.
 const COVERAGE_CHUNK: usize = 400;
+/// A term's row list is read whole for coverage up to this many rows (about a millisecond);
+/// past it, candidates are checked one by one.
+const TERM_ROWS_MAX: usize = 8_000;
 
 /// Which memories a search may return.
 #[derive(Debug, Clone)]
@@ -49,7 +52,7 @@ impl Filter {
     }
 
     /// `AND …` conditions on the memories alias `m`, and their parameters.
-    fn sql(&self) -> (String, Vec<Value>) {
+    pub(crate) fn sql(&self) -> (String, Vec<Value>) {
         let mut sql = String::new();
         let mut params: Vec<Value> = Vec::new();
         sql.push_str(&format!(
@@ -186,6 +189,8 @@ impl Store {
             Ok(())
         };
         let like = |s: &str| Value::Text(format!("%{}%", like_escape(s)));
+        let wanted: HashSet<MemoryId> = ids.iter().copied().collect();
+        let mut listed: HashMap<MemoryId, usize> = HashMap::new();
         for w in &plan.words {
             let q = Value::Text(engram_core::text::fts_quote(w));
             if partial {
@@ -193,20 +198,53 @@ impl Store {
                     &format!("({word_sql} OR {contains})"),
                     vec![q, like(w), like(w)],
                 )?;
-            } else {
+            } else if !self.term_rows("fts_words", w, &wanted, &mut listed)? {
                 run(word_sql, vec![q])?;
             }
         }
         for g in &plan.grams {
-            run(gram_sql, vec![Value::Text(engram_core::text::fts_quote(g))])?;
+            if !self.term_rows("fts_grams", g, &wanted, &mut listed)? {
+                run(gram_sql, vec![Value::Text(engram_core::text::fts_quote(g))])?;
+            }
         }
         for sub in &plan.substrings {
             run(contains, vec![like(sub), like(sub)])?;
+        }
+        for (id, n) in listed {
+            *got.entry(id).or_insert(0) += n;
         }
         Ok(got
             .into_iter()
             .map(|(id, n)| (id, (n as f64 / terms as f64).min(1.0)))
             .collect())
+    }
+
+    /// Counts `term` for each of `wanted` whose row holds it, by reading the term's whole
+    /// row list once — when it is short (a term in at most [`TERM_ROWS_MAX`] memories).
+    /// Returns false, counting nothing, for a commoner term: the caller then asks per
+    /// candidate (one FTS lookup each, which costs more than reading a short list).
+    fn term_rows(
+        &self,
+        table: &str,
+        term: &str,
+        wanted: &HashSet<MemoryId>,
+        got: &mut HashMap<MemoryId, usize>,
+    ) -> Result<bool> {
+        let sql = format!(
+            "SELECT rowid FROM {table} WHERE {table} MATCH ?1 LIMIT {}",
+            TERM_ROWS_MAX + 1
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows: Vec<MemoryId> = stmt
+            .query_map([engram_core::text::fts_quote(term)], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if rows.len() > TERM_ROWS_MAX {
+            return Ok(false);
+        }
+        for id in rows.into_iter().filter(|id| wanted.contains(id)) {
+            *got.entry(id).or_insert(0) += 1;
+        }
+        Ok(true)
     }
 
     /// One FTS5 index: relevance `1 − e^{bm25 / scale}` (bm25 is negative; lower is better).

@@ -27,11 +27,16 @@ pub struct Store {
     pub(crate) conn: Connection,
     pub(crate) config: Config,
     pub(crate) clock: Clock,
-    path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The sentence encoder, when a model is loaded; recall is lexical without one.
     pub(crate) embedder: Option<Arc<dyn engram_core::embed::Embedder>>,
     /// Vectors of the current model, loaded on first use and refreshed incrementally.
     pub(crate) index: Option<crate::vectors::VectorIndex>,
+    /// Whether this process builds the HNSW index in the background once the store is
+    /// large enough (servers; see [`Store::set_background_index`]).
+    pub(crate) background_index: bool,
+    /// Vectors computed ahead by [`Store::remember_batch`], by the text they embed.
+    pub(crate) prepared: std::collections::HashMap<String, Vec<f32>>,
 }
 
 impl Store {
@@ -46,6 +51,8 @@ impl Store {
             path: path.to_path_buf(),
             embedder: None,
             index: None,
+            background_index: false,
+            prepared: Default::default(),
         })
     }
 

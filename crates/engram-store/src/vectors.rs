@@ -1,48 +1,40 @@
 //! The vector candidate source: one embedding per memory in SQLite (little-endian f32,
-//! tagged with its model), searched in memory by an exact scan.
+//! tagged with its model), searched in memory.
+//!
+//! Small stores are searched by an exact scan of a flat array (10k × 384 floats take about
+//! a millisecond). From `ann_threshold` vectors on, a long-running process builds an HNSW
+//! index ([`crate::ann`], the `ann` feature) in a background thread, keeps serving exact
+//! results until it is ready, and saves it next to the database so short-lived processes
+//! (CLI, hooks) load it instead of scanning. A room filter over few memories is scored
+//! exactly even then: a graph search restricted to a small subset misses its matches.
 //!
 //! The index holds the vectors of the current model only: vectors of another model (after
 //! `engram model use`) are ignored until re-embedded, so a dimension mismatch never fails a
 //! recall. Other processes' writes are picked up through the table's growing `seq`.
-//! An exact scan of 10k × 384 floats takes about a millisecond; an ANN index for very large
-//! stores is future work (see the README).
 
 use crate::search::Filter;
 use crate::{Result, Store};
+use engram_core::MemoryId;
 use engram_core::embed::{Embedder, dot};
-use engram_core::{Memory, MemoryId};
 use rusqlite::params;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// Vectors of one model, flat.
-pub(crate) struct VectorIndex {
-    model: String,
-    dim: usize,
-    last_seq: i64,
+/// A room filter over at most this many memories is scored exactly, whatever the index.
+const EXACT_SUBSET_MAX: usize = 20_000;
+
+/// Vectors of one model, flat: the exact scan.
+#[derive(Default)]
+struct Flat {
     ids: Vec<MemoryId>,
     pos: HashMap<MemoryId, usize>,
     data: Vec<f32>,
 }
 
-impl VectorIndex {
-    fn new(model: &str, dim: usize) -> Self {
-        VectorIndex {
-            model: model.to_string(),
-            dim,
-            last_seq: 0,
-            ids: Vec::new(),
-            pos: HashMap::new(),
-            data: Vec::new(),
-        }
-    }
-
-    fn put(&mut self, id: MemoryId, v: &[f32]) {
-        if v.len() != self.dim {
-            return;
-        }
+impl Flat {
+    fn put(&mut self, dim: usize, id: MemoryId, v: &[f32]) {
         match self.pos.get(&id) {
-            Some(&p) => self.data[p * self.dim..(p + 1) * self.dim].copy_from_slice(v),
+            Some(&p) => self.data[p * dim..(p + 1) * dim].copy_from_slice(v),
             None => {
                 self.pos.insert(id, self.ids.len());
                 self.ids.push(id);
@@ -51,15 +43,149 @@ impl VectorIndex {
         }
     }
 
-    pub fn get(&self, id: MemoryId) -> Option<&[f32]> {
+    fn get(&self, dim: usize, id: MemoryId) -> Option<&[f32]> {
         self.pos
             .get(&id)
-            .map(|&p| &self.data[p * self.dim..(p + 1) * self.dim])
+            .map(|&p| &self.data[p * dim..(p + 1) * dim])
+    }
+
+    /// The `want` best of the allowed vectors, best first.
+    fn search(
+        &self,
+        dim: usize,
+        query: &[f32],
+        allowed: Option<&HashSet<MemoryId>>,
+        want: usize,
+    ) -> Vec<(MemoryId, f32)> {
+        let mut scored: Vec<(MemoryId, f32)> = self
+            .ids
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| allowed.is_none_or(|a| a.contains(id)))
+            .map(|(i, id)| (*id, dot(query, &self.data[i * dim..(i + 1) * dim])))
+            .collect();
+        top(&mut scored, want)
+    }
+}
+
+/// Keeps the `want` best of `scored`, best first (ties by id, for stable results).
+fn top(scored: &mut Vec<(MemoryId, f32)>, want: usize) -> Vec<(MemoryId, f32)> {
+    if scored.is_empty() || want == 0 {
+        return Vec::new();
+    }
+    let take = want.min(scored.len());
+    scored.select_nth_unstable_by(take - 1, |a, b| b.1.total_cmp(&a.1));
+    scored.truncate(take);
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    std::mem::take(scored)
+}
+
+enum Backing {
+    Flat(Flat),
+    #[cfg(feature = "ann")]
+    Ann(crate::ann::Ann),
+}
+
+/// Vectors of one model: a flat array, or an HNSW index past the threshold.
+pub(crate) struct VectorIndex {
+    model: String,
+    dim: usize,
+    last_seq: i64,
+    backing: Backing,
+    /// Vectors added since the HNSW index was last saved.
+    #[cfg_attr(not(feature = "ann"), allow(dead_code))]
+    unsaved: usize,
+    /// The HNSW index being built in the background, with the `seq` it will cover.
+    #[cfg(feature = "ann")]
+    building: Option<std::thread::JoinHandle<Result<(crate::ann::Ann, i64)>>>,
+}
+
+impl VectorIndex {
+    fn new(model: &str, dim: usize) -> Self {
+        VectorIndex {
+            model: model.to_string(),
+            dim,
+            last_seq: 0,
+            backing: Backing::Flat(Flat::default()),
+            unsaved: 0,
+            #[cfg(feature = "ann")]
+            building: None,
+        }
+    }
+
+    fn put(&mut self, id: MemoryId, v: &[f32]) -> Result<()> {
+        if v.len() != self.dim {
+            return Ok(());
+        }
+        self.unsaved += 1;
+        match &mut self.backing {
+            Backing::Flat(f) => f.put(self.dim, id, v),
+            #[cfg(feature = "ann")]
+            Backing::Ann(a) => a.put(id, v)?,
+        }
+        Ok(())
+    }
+
+    /// The stored vector of `id` (dequantised from the HNSW index when it holds them).
+    pub fn vector(&self, id: MemoryId) -> Option<Vec<f32>> {
+        match &self.backing {
+            Backing::Flat(f) => f.get(self.dim, id).map(<[f32]>::to_vec),
+            #[cfg(feature = "ann")]
+            Backing::Ann(a) => a.get(id),
+        }
+    }
+
+    fn cosine(&self, query: &[f32], id: MemoryId) -> Option<f32> {
+        match &self.backing {
+            Backing::Flat(f) => f.get(self.dim, id).map(|v| dot(query, v)),
+            #[cfg(feature = "ann")]
+            Backing::Ann(a) => a.get(id).map(|v| dot(query, &v)),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.ids.len()
+        match &self.backing {
+            Backing::Flat(f) => f.ids.len(),
+            #[cfg(feature = "ann")]
+            Backing::Ann(a) => a.len(),
+        }
     }
+
+    /// Whether searches go through the HNSW index (for `stats`).
+    pub fn approximate(&self) -> bool {
+        !matches!(self.backing, Backing::Flat(_))
+    }
+
+    /// The `want` nearest allowed vectors, best first.
+    fn search(
+        &self,
+        query: &[f32],
+        allowed: Option<&HashSet<MemoryId>>,
+        want: usize,
+    ) -> Result<Vec<(MemoryId, f32)>> {
+        match &self.backing {
+            Backing::Flat(f) => Ok(f.search(self.dim, query, allowed, want)),
+            #[cfg(feature = "ann")]
+            Backing::Ann(a) => match allowed {
+                Some(ids) if ids.len() <= EXACT_SUBSET_MAX => {
+                    let mut scored: Vec<(MemoryId, f32)> = ids
+                        .iter()
+                        .filter_map(|id| a.get(*id).map(|v| (*id, dot(query, &v))))
+                        .collect();
+                    Ok(top(&mut scored, want))
+                }
+                _ => a.search(query, allowed, want),
+            },
+        }
+    }
+}
+
+/// Removes the saved HNSW index of the database at `db` (after a restore replaced it).
+pub(crate) fn forget_saved_index(db: &std::path::Path) {
+    #[cfg(feature = "ann")]
+    crate::ann::remove_saved(db);
+    #[cfg(not(feature = "ann"))]
+    let _ = db;
 }
 
 /// Writes a memory's vector, replacing any earlier one under a new `seq` (so other
@@ -83,7 +209,7 @@ pub(crate) fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn from_blob(b: &[u8]) -> Vec<f32> {
+pub(crate) fn from_blob(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
@@ -100,6 +226,9 @@ pub struct EmbeddingStatus {
     /// Memories outside the trash without one (new since the model loaded, or written
     /// under another model); filled in the background by a long-running server.
     pub missing: u64,
+    /// How vectors are searched: `exact` (a scan) or `hnsw` (the approximate index, loaded
+    /// or saved for this model).
+    pub vector_index: &'static str,
 }
 
 impl Store {
@@ -123,6 +252,9 @@ impl Store {
     /// the memory is stored and found lexically, and re-embedded later.
     pub(crate) fn embed_document(&self, text: &str) -> Option<(String, Vec<f32>)> {
         let e = self.embedder.as_ref()?;
+        if let Some(v) = self.prepared.get(text) {
+            return Some((e.model_id().to_string(), v.clone()));
+        }
         match e.embed_documents(&[text]) {
             Ok(mut v) if v.len() == 1 && v[0].len() == e.dim() => {
                 Some((e.model_id().to_string(), v.remove(0)))
@@ -131,19 +263,34 @@ impl Store {
         }
     }
 
-    /// Loads vectors written since the last look (by this or another process).
+    /// Loads vectors written since the last look (by this or another process), adopting a
+    /// finished background build, saving a grown HNSW index, and starting a build when a
+    /// long-running process crosses the threshold.
     pub(crate) fn refresh_index(&mut self) -> Result<()> {
         let Some(e) = &self.embedder else {
             self.index = None;
             return Ok(());
         };
         let (model, dim) = (e.model_id().to_string(), e.dim());
-        let index = self
-            .index
-            .get_or_insert_with(|| VectorIndex::new(&model, dim));
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT seq, memory_id, vector FROM embeddings WHERE seq > ?1 AND model = ?2 AND dim = ?3 ORDER BY seq")?;
+        if self.index.is_none() {
+            self.index = Some(self.open_index(&model, dim));
+        }
+        #[cfg(feature = "ann")]
+        self.adopt_finished_build();
+        self.apply_new_rows()?;
+        #[cfg(feature = "ann")]
+        self.maintain_ann()?;
+        Ok(())
+    }
+
+    /// Puts the vectors written since the index's `last_seq`.
+    fn apply_new_rows(&mut self) -> Result<()> {
+        let Some(index) = self.index.as_mut() else {
+            return Ok(());
+        };
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, memory_id, vector FROM embeddings WHERE seq > ?1 AND model = ?2 AND dim = ?3 ORDER BY seq",
+        )?;
         let rows = stmt.query_map(
             params![index.last_seq, index.model, index.dim as i64],
             |r| {
@@ -156,19 +303,215 @@ impl Store {
         )?;
         for row in rows {
             let (seq, id, blob) = row?;
-            index.put(id, &from_blob(&blob));
+            index.put(id, &from_blob(&blob))?;
             index.last_seq = index.last_seq.max(seq);
         }
         Ok(())
     }
 
+    /// A fresh index of `model`: the saved HNSW index when one fits (then only newer rows
+    /// are read), else an empty flat one that the next refresh fills.
+    #[cfg_attr(not(feature = "ann"), allow(unused_variables, unused_mut))]
+    fn open_index(&self, model: &str, dim: usize) -> VectorIndex {
+        let mut index = VectorIndex::new(model, dim);
+        #[cfg(feature = "ann")]
+        if self.config.ann_threshold > 0
+            && let Some((ann, seq)) = crate::ann::Ann::load(
+                &self.path,
+                model,
+                dim,
+                self.config.ann_quantization,
+                self.config.ann_ef_search,
+                !self.background_index,
+            )
+            && seq <= self.max_embedding_seq().unwrap_or(-1)
+        {
+            index.backing = Backing::Ann(ann);
+            index.last_seq = seq;
+        }
+        index
+    }
+
+    /// The highest `seq` the embeddings table ever handed out (AUTOINCREMENT keeps it even
+    /// when that row is gone). A saved index claiming more describes another database.
+    #[cfg(feature = "ann")]
+    fn max_embedding_seq(&self) -> Result<i64> {
+        Ok(self.conn.query_row(
+            "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'embeddings'), 0)",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Swaps in a background build that has finished; rows written meanwhile are applied
+    /// by the refresh that follows (putting a vector twice is harmless).
+    #[cfg(feature = "ann")]
+    fn adopt_finished_build(&mut self) {
+        let Some(index) = self.index.as_mut() else {
+            return;
+        };
+        if !index.building.as_ref().is_some_and(|h| h.is_finished()) {
+            return;
+        }
+        match index.building.take().expect("checked").join() {
+            Ok(Ok((ann, seq))) => {
+                index.backing = Backing::Ann(ann);
+                index.last_seq = seq;
+                index.unsaved = 0;
+            }
+            // The flat index keeps serving; the next threshold check tries again.
+            Ok(Err(e)) => eprintln!("engram: building the vector index failed: {e}"),
+            Err(_) => eprintln!("engram: building the vector index panicked"),
+        }
+    }
+
+    /// Starts a background build past the threshold (in processes that asked for it), and
+    /// saves an HNSW index that has grown by a tenth since its last save.
+    #[cfg(feature = "ann")]
+    fn maintain_ann(&mut self) -> Result<()> {
+        let threshold = self.config.ann_threshold;
+        let (path, q, ef) = (
+            self.path.clone(),
+            self.config.ann_quantization,
+            self.config.ann_ef_search,
+        );
+        let background = self.background_index;
+        let Some(index) = self.index.as_mut() else {
+            return Ok(());
+        };
+        match &index.backing {
+            Backing::Flat(f) => {
+                if background
+                    && threshold > 0
+                    && f.ids.len() >= threshold
+                    && index.building.is_none()
+                {
+                    let (model, dim) = (index.model.clone(), index.dim);
+                    index.building = Some(std::thread::spawn(move || {
+                        crate::ann::build_from_db(&path, &model, dim, q, ef)
+                    }));
+                }
+            }
+            Backing::Ann(a) => {
+                if index.unsaved < 1000.max(a.len() / 10) {
+                    return Ok(());
+                }
+                if a.is_view() {
+                    // So much was written since the file was saved that the mapped view's
+                    // exact overlay stops being cheap: take the newest file into memory,
+                    // bring it up to date and save it, for every process.
+                    let Some((owned, seq)) =
+                        crate::ann::Ann::load(&path, &index.model, index.dim, q, ef, false)
+                    else {
+                        return Ok(());
+                    };
+                    index.backing = Backing::Ann(owned);
+                    index.last_seq = seq;
+                    self.apply_new_rows()?;
+                }
+                let index = self.index.as_mut().expect("checked above");
+                if let Backing::Ann(a) = &index.backing {
+                    a.save(&path, &index.model, q, index.last_seq)?;
+                }
+                index.unsaved = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Lets this store build the HNSW index in a background thread once the threshold is
+    /// crossed (long-running servers). Short-lived processes leave it off: they use a saved
+    /// index when there is one and scan exactly otherwise.
+    pub fn set_background_index(&mut self, on: bool) {
+        self.background_index = on;
+    }
+
+    /// Builds and saves the HNSW index now if the store has at least `ann_threshold` vectors
+    /// of the loaded model (`engram reindex`); returns how many it indexed, `None` when the
+    /// store is below the threshold, has no model, or the build lacks the `ann` feature.
+    pub fn build_vector_index(&mut self) -> Result<Option<usize>> {
+        self.refresh_index()?;
+        #[cfg(feature = "ann")]
+        {
+            let threshold = self.config.ann_threshold;
+            let (q, ef) = (self.config.ann_quantization, self.config.ann_ef_search);
+            let Some(index) = self.index.as_mut() else {
+                return Ok(None);
+            };
+            if threshold == 0 || index.len() < threshold {
+                return Ok(None);
+            }
+            let (ann, seq) = crate::ann::build_from_db(&self.path, &index.model, index.dim, q, ef)?;
+            let n = ann.len();
+            index.backing = Backing::Ann(ann);
+            index.last_seq = seq;
+            index.unsaved = 0;
+            index.building = None;
+            self.refresh_index()?;
+            Ok(Some(n))
+        }
+        #[cfg(not(feature = "ann"))]
+        Ok(None)
+    }
+
+    /// How often the index's top `k` for each query agree with an exact scan of every
+    /// stored vector (recall@k of the HNSW index, 1.0 for the exact scan): a diagnostic for
+    /// `engram bench`, reading all vectors once.
+    pub fn vector_index_agreement(
+        &mut self,
+        queries: &[Vec<f32>],
+        k: usize,
+    ) -> Result<Option<f64>> {
+        self.refresh_index()?;
+        let Some(index) = &self.index else {
+            return Ok(None);
+        };
+        if queries.is_empty() || k == 0 {
+            return Ok(None);
+        }
+        let mut exact = Flat::default();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT memory_id, vector FROM embeddings WHERE model = ?1 AND dim = ?2")?;
+        let rows = stmt.query_map(params![index.model, index.dim as i64], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })?;
+        for row in rows {
+            let (id, blob) = row?;
+            exact.put(index.dim, id, &from_blob(&blob));
+        }
+        let mut agree = 0usize;
+        let mut total = 0usize;
+        for q in queries {
+            let truth: HashSet<MemoryId> = exact
+                .search(index.dim, q, None, k)
+                .into_iter()
+                .map(|t| t.0)
+                .collect();
+            let got = index.search(q, None, k)?;
+            agree += got.iter().filter(|(id, _)| truth.contains(id)).count();
+            total += truth.len();
+        }
+        Ok((total > 0).then(|| agree as f64 / total as f64))
+    }
+
+    /// How the loaded model's vectors are searched: `(vectors, approximate)`.
+    pub fn vector_search_state(&self) -> Option<(usize, bool)> {
+        self.index.as_ref().map(|i| (i.len(), i.approximate()))
+    }
+
     /// The query's cosine with a memory's vector, when both exist.
     pub(crate) fn cosine_with(&self, query: &[f32], id: MemoryId) -> Option<f32> {
-        self.index.as_ref()?.get(id).map(|v| dot(query, v))
+        self.index.as_ref()?.cosine(query, id)
+    }
+
+    /// A memory's vector of the loaded model, if the index holds one.
+    pub(crate) fn vector_of(&self, id: MemoryId) -> Option<Vec<f32>> {
+        self.index.as_ref()?.vector(id)
     }
 
     /// The `k` memories allowed by `filter` nearest to `query`: `(id, cosine)`, best first.
-    /// Exact scan; overfetches and filters on the memories' rows.
+    /// Overfetches and filters on the memories' rows, widening until `k` pass.
     pub(crate) fn vector_candidates(
         &self,
         query: &[f32],
@@ -178,62 +521,86 @@ impl Store {
         let Some(index) = &self.index else {
             return Ok(Vec::new());
         };
-        if index.len() == 0 || query.len() != index.dim {
+        let total = index.len();
+        if total == 0 || query.len() != index.dim {
             return Ok(Vec::new());
         }
-        // With a room filter, score only that room's memories (one indexed query), so a
-        // small room in a large store neither misses its matches nor loads everything.
-        let allowed: Option<std::collections::HashSet<MemoryId>> = match &filter.rooms {
-            Some(rooms) => {
-                let sql = format!(
-                    "SELECT id FROM memories WHERE room IN ({}) AND tier != 'trash'",
-                    crate::store::placeholders(rooms.len())
-                );
-                let mut stmt = self.conn.prepare_cached(&sql)?;
+        // With a room filter, score only the memories the filter allows (one indexed
+        // query), so a small room in a large store neither misses its matches nor loads
+        // everything. A large room in an HNSW index is searched unfiltered instead and
+        // checked on rows (cheaper than listing it).
+        let (cond, params) = filter.sql();
+        let mut allowed: Option<HashSet<MemoryId>> = None;
+        if filter.rooms.is_some() {
+            let small = !index.approximate()
+                || {
+                    let n: i64 = self
+                    .conn
+                    .prepare_cached(&format!(
+                        "SELECT count(*) FROM (SELECT 1 FROM memories m WHERE 1 = 1{cond} LIMIT {})",
+                        EXACT_SUBSET_MAX + 1
+                    ))?
+                    .query_row(rusqlite::params_from_iter(&params), |r| r.get(0))?;
+                    n as usize <= EXACT_SUBSET_MAX
+                };
+            if small {
+                let mut stmt = self
+                    .conn
+                    .prepare_cached(&format!("SELECT m.id FROM memories m WHERE 1 = 1{cond}"))?;
                 let ids =
-                    stmt.query_map(rusqlite::params_from_iter(rooms), |r| r.get::<_, i64>(0))?;
-                Some(ids.collect::<rusqlite::Result<_>>()?)
+                    stmt.query_map(rusqlite::params_from_iter(&params), |r| r.get::<_, i64>(0))?;
+                allowed = Some(ids.collect::<rusqlite::Result<_>>()?);
             }
-            None => None,
-        };
-        let mut scored: Vec<(MemoryId, f32)> = index
-            .ids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| allowed.as_ref().is_none_or(|a| a.contains(id)))
-            .map(|(i, id)| {
-                (
-                    *id,
-                    dot(query, &index.data[i * index.dim..(i + 1) * index.dim]),
-                )
-            })
-            .collect();
-        if scored.is_empty() {
-            return Ok(Vec::new());
         }
-        let mut want = (k * 8).max(64);
-        loop {
-            let take = want.min(scored.len());
-            let nth = take.saturating_sub(1).min(scored.len() - 1);
-            scored.select_nth_unstable_by(nth, |a, b| b.1.total_cmp(&a.1));
-            let mut top: Vec<(MemoryId, f32)> = scored[..take].to_vec();
-            top.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let rows: HashMap<MemoryId, Memory> = self
-                .load_many(&top.iter().map(|t| t.0).collect::<Vec<_>>())?
+        if let Some(a) = &allowed {
+            // Everything in the set passes the filter already.
+            return Ok(index
+                .search(query, Some(a), k)?
                 .into_iter()
-                .map(|m| (m.id, m))
-                .collect();
+                .map(|(id, c)| (id, f64::from(c)))
+                .collect());
+        }
+        let mut want = k + k / 2 + 8;
+        loop {
+            let top = index.search(query, None, want)?;
+            let passing =
+                self.passing(&top.iter().map(|t| t.0).collect::<Vec<_>>(), &cond, &params)?;
             let kept: Vec<(MemoryId, f64)> = top
                 .iter()
-                .filter(|(id, _)| rows.get(id).is_some_and(|m| filter.allows(m)))
+                .filter(|(id, _)| passing.contains(id))
                 .take(k)
                 .map(|(id, c)| (*id, f64::from(*c)))
                 .collect();
-            if kept.len() >= k || take == scored.len() {
+            if kept.len() >= k || top.len() < want || want >= total {
                 return Ok(kept);
             }
-            want *= 8;
+            want = (want * 8).min(total);
         }
+    }
+
+    /// Which of `ids` pass a filter's SQL condition.
+    fn passing(
+        &self,
+        ids: &[MemoryId],
+        cond: &str,
+        params: &[rusqlite::types::Value],
+    ) -> Result<HashSet<MemoryId>> {
+        let mut out = HashSet::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let sql = format!(
+                "SELECT m.id FROM memories m WHERE m.id IN ({}){cond}",
+                crate::store::placeholders(chunk.len())
+            );
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let all = chunk
+                .iter()
+                .map(|id| rusqlite::types::Value::Integer(*id))
+                .chain(params.iter().cloned());
+            for id in stmt.query_map(rusqlite::params_from_iter(all), |r| r.get::<_, i64>(0))? {
+                out.insert(id?);
+            }
+        }
+        Ok(out)
     }
 
     /// Memories outside the trash with an id above `after` that lack a vector of the
@@ -314,6 +681,7 @@ impl Store {
                 dim: None,
                 embedded: 0,
                 missing: 0,
+                vector_index: "exact",
             });
         };
         let total: i64 = self.conn.query_row(
@@ -331,6 +699,27 @@ impl Store {
             dim: Some(e.dim()),
             embedded: embedded as u64,
             missing: (total - embedded).max(0) as u64,
+            vector_index: if self.hnsw_in_use(e.model_id(), e.dim()) {
+                "hnsw"
+            } else {
+                "exact"
+            },
         })
+    }
+
+    /// Whether this store searches `model`'s vectors through the HNSW index (loaded, or
+    /// saved and fitting when nothing is loaded yet).
+    fn hnsw_in_use(&self, model: &str, dim: usize) -> bool {
+        match &self.index {
+            Some(i) => i.approximate(),
+            #[cfg(feature = "ann")]
+            None => crate::ann::saved_meta(&self.path)
+                .is_some_and(|m| m.fits(model, dim, self.config.ann_quantization)),
+            #[cfg(not(feature = "ann"))]
+            None => {
+                let _ = (model, dim);
+                false
+            }
+        }
     }
 }

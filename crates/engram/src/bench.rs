@@ -58,41 +58,6 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
     }
 }
 
-/// xorshift64*: a small deterministic generator so runs are repeatable for a seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    /// Roughly Zipf-distributed index in `0..n`: a few words are common, most are rare.
-    fn zipf(&mut self, n: usize) -> usize {
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        ((n as f64).powf(u) - 1.0) as usize % n
-    }
-}
-
-fn vocabulary(rng: &mut Rng, n: usize) -> Vec<String> {
-    const SYL: &[&str] = &[
-        "ka", "to", "ren", "mi", "sa", "lo", "vex", "dra", "pen", "qui", "mor", "tal", "zen", "ri",
-        "bu", "gal", "fen", "hol", "jar", "nus", "or", "pri", "sto", "ul", "wy", "xe",
-    ];
-    (0..n)
-        .map(|i| {
-            let parts = 2 + rng.below(3);
-            let mut w: String = (0..parts).map(|_| SYL[rng.below(SYL.len())]).collect();
-            w.push_str(&format!("{}", i % 7));
-            w
-        })
-        .collect()
-}
-
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -102,21 +67,22 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
-    if a.memories == 0 || a.queries == 0 {
-        bail!("--memories and --queries must be at least 1");
+    use crate::bench_corpus::{Rng, query, sentence};
+    if a.memories == 0 || a.queries == 0 || a.batch == 0 {
+        bail!("--memories, --queries and --batch must be at least 1");
     }
     let mode = Mode::parse(&a.mode)?;
     apply_model_flag(&a.model);
     let dir = tempfile::tempdir().context("creating a temporary directory")?;
-    let mut store = Store::open(&dir.path().join("engram.db"), bench_config()?)?;
+    let mut config = bench_config()?;
+    if a.exact {
+        config.ann_threshold = 0;
+    }
+    let mut store = Store::open(&dir.path().join("engram.db"), config.clone())?;
     let model = if a.lexical { None } else { bench_model()? };
     let model_id = model.as_ref().map(|m| m.model_id().to_string());
-    store.set_embedder(model);
+    store.set_embedder(model.clone());
     let mut rng = Rng(a.seed.max(1));
-    let vocab = vocabulary(&mut rng, 5000);
-    const COMMON: &[&str] = &[
-        "the", "we", "use", "for", "and", "project", "build", "test", "is", "with",
-    ];
     let kinds = [
         engram_core::Kind::Fact,
         engram_core::Kind::Decision,
@@ -129,85 +95,187 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         a.memories,
         dir.path().display()
     );
+    let progress = indicatif::ProgressBar::new(a.memories as u64);
     let start = Instant::now();
-    for i in 0..a.memories {
-        let len = 8 + rng.below(18);
-        let words: Vec<&str> = (0..len)
-            .map(|_| {
-                if rng.below(3) == 0 {
-                    COMMON[rng.below(COMMON.len())]
+    let mut i = 0;
+    while i < a.memories {
+        let n = a.batch.min(a.memories - i);
+        let reqs: Vec<RememberRequest> = (i..i + n)
+            .map(|j| RememberRequest {
+                content: sentence(&mut rng, j),
+                kind: Some(kinds[j % kinds.len()]),
+                importance: Some((1 + rng.below(10)) as f64 / 10.0),
+                room: Some(if j % 4 == 0 {
+                    "common".into()
                 } else {
-                    vocab[rng.zipf(vocab.len())].as_str()
-                }
+                    format!("room{}", j % 3)
+                }),
+                source: Some("bench".into()),
+                ..Default::default()
             })
             .collect();
-        store.remember(RememberRequest {
-            content: format!("{} (note {i})", words.join(" ")),
-            kind: Some(kinds[i % kinds.len()]),
-            importance: Some((1 + rng.below(10)) as f64 / 10.0),
-            room: Some(if i % 4 == 0 {
-                "common".into()
-            } else {
-                format!("room{}", i % 3)
-            }),
-            source: Some("bench".into()),
-            ..Default::default()
-        })?;
+        if n == 1 {
+            store.remember(reqs.into_iter().next().expect("one"))?;
+        } else {
+            for r in store.remember_batch(reqs) {
+                r?;
+            }
+        }
+        i += n;
+        progress.set_position(i as u64);
     }
+    progress.finish_and_clear();
     let ingest_s = start.elapsed().as_secs_f64();
 
-    let mut lat = Vec::with_capacity(a.queries);
-    let mut hits_total = 0usize;
-    for _ in 0..a.queries {
-        let n = 1 + rng.below(4);
-        let q: Vec<&str> = (0..n)
-            .map(|_| vocab[rng.zipf(vocab.len())].as_str())
-            .collect();
-        let mut req = RecallRequest::new(q.join(" "));
-        req.mode = mode;
-        req.limit = 10;
-        req.room = Some(format!("room{}", rng.below(3)));
-        let t = Instant::now();
-        let r = store.recall(&req)?;
-        lat.push(t.elapsed().as_secs_f64() * 1000.0);
-        hits_total += r.hits.len();
+    let queries: Vec<String> = (0..a.queries).map(|_| query(&mut rng)).collect();
+    let rooms: Vec<String> = (0..a.queries)
+        .map(|_| format!("room{}", rng.below(3)))
+        .collect();
+    // The query embedding alone, to show its share of the latency.
+    let mut embed_lat = Vec::new();
+    if let Some(m) = &model {
+        for q in &queries {
+            let t = Instant::now();
+            m.embed_query(q)?;
+            embed_lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        embed_lat.sort_by(f64::total_cmp);
     }
-    lat.sort_by(f64::total_cmp);
+    let db_bytes = store.stats()?.db_bytes;
+    let path = dir.path().join("engram.db");
+    drop(store);
+
+    // Each way of searching vectors, on the same store: the exact scan, and the HNSW index
+    // (built as a server would in the background) for each quantisation asked for.
+    let mut variants: Vec<(String, Config)> = Vec::new();
+    let mut exact = config.clone();
+    exact.ann_threshold = 0;
+    variants.push(("exact".into(), exact));
+    if !a.exact && model.is_some() && config.ann_threshold > 0 && a.memories >= config.ann_threshold
+    {
+        let wanted = match &a.quantizations {
+            Some(list) => list
+                .split(',')
+                .map(|q| {
+                    serde_json::from_value(json!(q.trim()))
+                        .with_context(|| format!("unknown quantization {q:?}: use f32, f16 or i8"))
+                })
+                .collect::<anyhow::Result<Vec<engram_core::config::AnnQuantization>>>()?,
+            None => vec![config.ann_quantization],
+        };
+        for q in wanted {
+            let mut c = config.clone();
+            c.ann_quantization = q;
+            variants.push((format!("hnsw {q:?}").to_lowercase(), c));
+        }
+    }
+    let mut runs = Vec::new();
+    for (name, c) in variants {
+        let mut store = Store::open(&path, c.clone())?;
+        store.set_embedder(model.clone());
+        let t = Instant::now();
+        let indexed = store.build_vector_index()?;
+        let index_s = t.elapsed().as_secs_f64();
+        let mut lat = Vec::with_capacity(a.queries);
+        let mut hits_total = 0usize;
+        for (q, room) in queries.iter().zip(&rooms) {
+            let mut req = RecallRequest::new(q.clone());
+            req.mode = mode;
+            req.limit = 10;
+            req.room = Some(room.clone());
+            let t = Instant::now();
+            let r = store.recall(&req)?;
+            lat.push(t.elapsed().as_secs_f64() * 1000.0);
+            hits_total += r.hits.len();
+        }
+        lat.sort_by(f64::total_cmp);
+        let agreement = match (&model, indexed) {
+            (Some(m), Some(_)) => {
+                let vecs: Vec<Vec<f32>> = queries
+                    .iter()
+                    .take(100)
+                    .map(|q| m.embed_query(q))
+                    .collect::<Result<_, _>>()?;
+                store.vector_index_agreement(&vecs, 10)?
+            }
+            _ => None,
+        };
+        runs.push(json!({
+            "vector_search": name,
+            "index_build_seconds": indexed.map(|_| index_s),
+            "hnsw_recall_at_10": agreement,
+            "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
+            "mean_hits": hits_total as f64 / a.queries as f64,
+        }));
+        if model.is_none() {
+            break;
+        }
+    }
     let result = json!({
         "memories": a.memories,
         "queries": a.queries,
         "mode": a.mode,
+        "batch": a.batch,
         "ingest_seconds": ingest_s,
         "ingest_per_second": a.memories as f64 / ingest_s,
-        "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
-        "mean_hits": hits_total as f64 / a.queries as f64,
-        "db_bytes": store.stats()?.db_bytes,
+        "ann_ef_search": config.ann_ef_search,
+        "query_embedding_ms": (!embed_lat.is_empty()).then(|| json!({ "p50": percentile(&embed_lat, 0.5), "p95": percentile(&embed_lat, 0.95) })),
+        "runs": runs,
+        "db_bytes": db_bytes,
         "model": model_id,
+        "embed_threads": config.embed_threads,
         "peak_rss_mb": peak_rss_mb(),
     });
     if as_json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
         println!(
-            "model: {} · peak RSS {:.0} MB",
+            "model: {} · {} embedding thread(s) · peak RSS {:.0} MB",
             model_id.as_deref().unwrap_or("none (lexical)"),
+            config.embed_threads,
             peak_rss_mb().unwrap_or(0.0)
         );
         println!(
-            "ingest: {} memories in {:.2} s = {:.0} memories/s",
+            "ingest: {} memories in {:.2} s = {:.0} memories/s ({})",
             a.memories,
             ingest_s,
-            a.memories as f64 / ingest_s
+            a.memories as f64 / ingest_s,
+            if a.batch == 1 {
+                "one remember per memory".to_string()
+            } else {
+                format!("remember_batch of {}", a.batch)
+            }
         );
-        println!(
-            "recall ({}, {} queries, limit 10, hits recorded): p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms · mean hits {:.1}",
-            a.mode,
-            a.queries,
-            percentile(&lat, 0.5),
-            percentile(&lat, 0.95),
-            percentile(&lat, 0.99),
-            hits_total as f64 / a.queries as f64
-        );
+        if !embed_lat.is_empty() {
+            println!(
+                "query embedding alone: p50 {:.2} ms · p95 {:.2} ms",
+                percentile(&embed_lat, 0.5),
+                percentile(&embed_lat, 0.95)
+            );
+        }
+        for r in &runs {
+            let ms = &r["recall_ms"];
+            let mut line = format!(
+                "recall, {} ({}, {} queries, limit 10, hits recorded, query embedding included): p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms · mean hits {:.1}",
+                r["vector_search"].as_str().unwrap_or("?"),
+                a.mode,
+                a.queries,
+                ms["p50"].as_f64().unwrap_or(0.0),
+                ms["p95"].as_f64().unwrap_or(0.0),
+                ms["p99"].as_f64().unwrap_or(0.0),
+                r["mean_hits"].as_f64().unwrap_or(0.0),
+            );
+            if let (Some(b), Some(ag)) = (
+                r["index_build_seconds"].as_f64(),
+                r["hnsw_recall_at_10"].as_f64(),
+            ) {
+                line += &format!(
+                    " · index built in {b:.1} s, top-10 agreement with exact {:.1} %",
+                    ag * 100.0
+                );
+            }
+            println!("{line}");
+        }
     }
     Ok(())
 }

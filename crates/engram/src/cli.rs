@@ -407,6 +407,17 @@ pub struct BenchRecallArgs {
     /// The embedding model (a name or a folder); default: the configured one.
     #[arg(long)]
     pub model: Option<String>,
+    /// Memories per `remember_batch` during ingest (1: one `remember` each, as a client
+    /// writes; larger batches embed together, as `import` does).
+    #[arg(long, default_value_t = 1)]
+    pub batch: usize,
+    /// Search vectors by exact scan even past `ann_threshold` (no HNSW index).
+    #[arg(long)]
+    pub exact: bool,
+    /// HNSW quantisations to measure past `ann_threshold`, comma-separated (f32,f16,i8);
+    /// default: the configured one. Each is built and timed on the same store.
+    #[arg(long)]
+    pub quantizations: Option<String>,
 }
 
 #[derive(Args, Debug)]

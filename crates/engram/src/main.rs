@@ -4,6 +4,7 @@
 //! 0 success, 2 a request the caller can fix (bad input, unknown id), 1 anything else.
 
 mod bench;
+mod bench_corpus;
 mod bench_resolve;
 mod cli;
 mod doctor;
@@ -37,15 +38,21 @@ fn main() -> ExitCode {
         libc::umask(0o077);
     }
     // candle's matrix multiply splits its work by RAYON_NUM_THREADS; it must match the
-    // embedding thread count (default 1: fastest on two cores) and must be set before any
-    // thread exists, which is now.
+    // embedding thread count (`embed_threads`, from the environment or the config file)
+    // and must be set before any thread exists, which is now.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let threads = std::env::var("ENGRAM_EMBED_THREADS")
+        let configured = home()
             .ok()
-            .filter(|t| t.parse::<usize>().is_ok())
-            .unwrap_or_else(|| "1".into());
+            .and_then(|h| settings::load(&h.config_path(), &env_pairs()).ok())
+            .map_or(engram_core::Config::default().embed_threads, |l| {
+                l.config.embed_threads
+            });
+        let threads = match configured {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
         // SAFETY: single-threaded here; nothing else reads or writes the environment yet.
-        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads) };
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads.to_string()) };
     }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -582,8 +589,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Reindex => {
             let home = home()?;
-            let mut store = Store::open(&home.db_path(), load_config(&home)?)?;
-            vault_cli::reindex(&mut store, json)?;
+            let config = load_config(&home)?;
+            let mut store = Store::open(&home.db_path(), config.clone())?;
+            let vault = store.vault_dir().is_some();
+            if vault {
+                vault_cli::reindex(&mut store, json)?;
+            }
+            vault_cli::reindex_vectors(&mut store, models::load(&home, &config)?, !vault, json)?;
         }
         Command::Export(a) => vault_cli::export(&open_store()?, a, json)?,
         Command::Import(a) => vault_cli::import(&mut open_store()?, a, json)?,

@@ -314,8 +314,8 @@ pub fn stats(s: &Stats, lexical_reason: Option<&str>, as_json: bool) {
     );
     match (&s.embeddings.model, lexical_reason) {
         (Some(m), _) => println!(
-            "model:    {m} ({} embedded, {} pending)",
-            s.embeddings.embedded, s.embeddings.missing
+            "model:    {m} ({} embedded, {} pending; {} vector search)",
+            s.embeddings.embedded, s.embeddings.missing, s.embeddings.vector_index
         ),
         (None, Some(r)) => println!("model:    none: {r}"),
         (None, None) => {}

@@ -86,6 +86,50 @@ pub fn reindex(store: &mut Store, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The vector half of `reindex`: embeds what lacks a vector of the configured model, then
+/// builds and saves the HNSW index when the store is past `ann_threshold`. Reported on
+/// stdout when it is all `reindex` does (`main`), else on stderr after the vault report.
+pub fn reindex_vectors(
+    store: &mut Store,
+    model: Option<std::sync::Arc<dyn engram_core::embed::Embedder>>,
+    main: bool,
+    json: bool,
+) -> anyhow::Result<()> {
+    let Some(model) = model else {
+        if main {
+            anyhow::bail!("no vault and no embedding model: nothing to reindex");
+        }
+        return Ok(());
+    };
+    let model_id = model.model_id().to_string();
+    store.set_embedder(Some(model));
+    let bar = progress("embedding", json);
+    let embedded = store.embed_missing(|n| bar.inc(n as u64))?;
+    bar.finish_and_clear();
+    let indexed = store.build_vector_index()?;
+    let (vectors, _) = store.vector_search_state().unwrap_or((0, false));
+    let report = serde_json::json!({
+        "model": model_id,
+        "embedded": embedded,
+        "vectors": vectors,
+        "hnsw_index": indexed.is_some(),
+    });
+    let line = format!(
+        "{model_id}: {embedded} memories embedded; {vectors} vectors, {}",
+        if indexed.is_some() {
+            "HNSW index built and saved"
+        } else {
+            "searched by exact scan (below ann_threshold)"
+        }
+    );
+    if main {
+        output::value(&report, json, |_| line.clone());
+    } else if !json {
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
 pub fn export(store: &Store, a: ExportArgs, json: bool) -> anyhow::Result<()> {
     let report = match &a.out {
         Some(path) => {

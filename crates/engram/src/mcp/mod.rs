@@ -79,6 +79,15 @@ impl Shared {
         }))
     }
 
+    /// Opens the store that serves tool calls. A server lives long enough to build the
+    /// HNSW vector index in the background once the store is large enough (short-lived
+    /// processes then load the saved index).
+    fn open_serving(&self) -> anyhow::Result<engram_store::Store> {
+        let mut s = (self.opener)()?;
+        s.set_background_index(true);
+        Ok(s)
+    }
+
     fn lock_store(&self) -> std::sync::MutexGuard<'_, Option<engram_store::Store>> {
         match self.store.lock() {
             Ok(g) => g,
@@ -96,7 +105,7 @@ impl Shared {
             let todo = {
                 let mut guard = self.lock_store();
                 if guard.is_none() {
-                    match (self.opener)() {
+                    match self.open_serving() {
                         Ok(s) => *guard = Some(s),
                         Err(err) => {
                             tracing::warn!("background embedding: cannot open the store: {err:#}");
@@ -205,7 +214,7 @@ impl Shared {
             Err(p) => p.into_inner(),
         };
         if guard.is_none() {
-            match (self.opener)() {
+            match self.open_serving() {
                 Ok(s) => *guard = Some(s),
                 Err(e) => {
                     return error_result(None, format!("cannot open the engram store: {e:#}"));
