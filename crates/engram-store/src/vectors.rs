@@ -713,8 +713,11 @@ impl Store {
         match &self.index {
             Some(i) => i.approximate(),
             #[cfg(feature = "ann")]
-            None => crate::ann::saved_meta(&self.path)
-                .is_some_and(|m| m.fits(model, dim, self.config.ann_quantization)),
+            None => {
+                self.config.ann_threshold > 0
+                    && crate::ann::saved_meta(&self.path)
+                        .is_some_and(|m| m.fits(model, dim, self.config.ann_quantization))
+            }
             #[cfg(not(feature = "ann"))]
             None => {
                 let _ = (model, dim);

@@ -428,3 +428,55 @@ fn vault_reindex_export_import() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.md:2"), "{err}");
 }
+
+/// `reindex` embeds what was written without a model and, past `ann_threshold`, builds the
+/// HNSW index; later processes find it (`stats`) and search through it by meaning.
+#[test]
+fn reindex_embeds_and_builds_the_vector_index_past_the_threshold() {
+    let model = std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    let texts = [
+        "We store every session in SQLite because it needs no server",
+        "The release checklist lives in the wiki under Operations",
+        "Alice prefers tabs over spaces in the Go services",
+        "The nightly job exports invoices to the accounting bucket",
+        "Login tokens expire after twelve hours",
+        "The staging cluster runs on three small machines",
+    ];
+    let mut ids = Vec::new();
+    for t in texts {
+        // No model in this home: written lexically, without vectors.
+        ids.push(ok_json(h, &["remember", t, "--room", "app"])["id"].clone());
+    }
+    let with_model = |args: &[&str]| {
+        command(h)
+            .env("ENGRAM_MODEL", &model)
+            .env("ENGRAM_ANN_THRESHOLD", "4")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("engram runs")
+    };
+    let out = with_model(&["reindex"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "reindex failed: {err}");
+    assert!(
+        err.contains("6 memories embedded") && err.contains("HNSW index built"),
+        "reindex says what it did: {err}"
+    );
+    let stats: Value = serde_json::from_slice(&with_model(&["stats", "--json"]).stdout).unwrap();
+    assert_eq!(stats["embeddings"]["embedded"], 6);
+    assert_eq!(stats["embeddings"]["vector_index"], "hnsw");
+    let out = with_model(&[
+        "recall",
+        "which database engine do we use",
+        "--room",
+        "app",
+        "--json",
+    ]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["hits"][0]["id"], ids[0], "found by meaning: {r}");
+}
