@@ -28,11 +28,60 @@ pub(crate) struct SavedMeta {
     pub last_seq: i64,
     /// The index file, in the database's folder.
     pub file: String,
+    /// The store's generation (`meta.store_generation`, renewed by a restore): an index
+    /// saved for another generation describes other rows under the same ids.
+    pub generation: String,
 }
 
 impl SavedMeta {
-    pub fn fits(&self, model: &str, dim: usize, q: AnnQuantization) -> bool {
-        self.model == model && self.dim == dim && self.quantization == q
+    pub fn fits(&self, model: &str, dim: usize, q: AnnQuantization, generation: &str) -> bool {
+        self.model == model
+            && self.dim == dim
+            && self.quantization == q
+            && self.generation == generation
+    }
+}
+
+/// What a save records besides the index itself.
+pub(crate) struct Saving<'a> {
+    pub model: &'a str,
+    pub quantization: AnnQuantization,
+    pub last_seq: i64,
+    pub generation: &'a str,
+}
+
+/// Removes index files of saves older than `seq`, never the one `<db>.ann.json` names now
+/// (a concurrent newer save may have written it), and temporary files left by a process
+/// that died saving (older than an hour).
+fn remove_older(dir: &Path, stem: &str, seq: i64) {
+    let named = saved_meta(&dir.join(stem)).map(|m| m.file);
+    let prefix = format!("{stem}.ann-");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        if Some(&name) == named.as_ref() {
+            continue;
+        }
+        let stale = if name.ends_with(".tmp") {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(3600))
+        } else {
+            rest.split('-')
+                .next()
+                .and_then(|s| s.parse::<i64>().ok())
+                .is_some_and(|s| s < seq)
+        };
+        if stale {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 
@@ -208,44 +257,45 @@ impl Ann {
         Ok(out)
     }
 
-    /// Saves the index next to `db` as covering embeddings up to `last_seq`, then points
-    /// `<db>.ann.json` at it and removes older index files.
-    pub fn save(
-        &self,
-        db: &Path,
-        meta_model: &str,
-        q: AnnQuantization,
-        last_seq: i64,
-    ) -> Result<()> {
+    /// Saves the index next to `db` as covering embeddings up to `last_seq` (synced to
+    /// disk under a name no other save can take), then points `<db>.ann.json` at it and
+    /// removes older index files.
+    pub fn save(&self, db: &Path, meta: Saving<'_>) -> Result<()> {
         let (dir, stem) = split(db);
-        let file = format!("{stem}.ann-{last_seq}-{}.usearch", std::process::id());
+        let file = format!(
+            "{stem}.ann-{}-{:x}.usearch",
+            meta.last_seq,
+            crate::fsutil::unique()
+        );
         let path = dir.join(&file);
         let tmp = dir.join(format!("{file}.tmp"));
-        self.index
+        let written = self
+            .index
             .save(&tmp.to_string_lossy())
-            .map_err(|e| err("save", e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        let meta = SavedMeta {
-            model: meta_model.to_string(),
+            .map_err(|e| err("save", e))
+            .and_then(|()| {
+                std::fs::File::open(&tmp)
+                    .and_then(|f| f.sync_all())
+                    .and_then(|()| std::fs::rename(&tmp, &path))
+                    .and_then(|()| crate::fsutil::sync_dir(dir))
+                    .map_err(|e| Error::io(&path, e))
+            });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        let saved = SavedMeta {
+            model: meta.model.to_string(),
             dim: self.dim,
-            quantization: q,
-            last_seq,
+            quantization: meta.quantization,
+            last_seq: meta.last_seq,
             file: file.clone(),
+            generation: meta.generation.to_string(),
         };
-        let json = serde_json::to_vec_pretty(&meta).expect("meta serialises");
+        let json = serde_json::to_vec_pretty(&saved).expect("meta serialises");
         let mp = meta_path(db);
         crate::fsutil::write_atomic(&mp, &json).map_err(|e| Error::io(&mp, e))?;
-        // Older saves are of no further use; a reader that still loads one falls back to
-        // a rebuild if it disappears under it.
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            let prefix = format!("{stem}.ann-");
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if name.starts_with(&prefix) && name != file && !name.ends_with(".tmp") {
-                    let _ = std::fs::remove_file(e.path());
-                }
-            }
-        }
+        remove_older(dir, &stem, meta.last_seq);
         Ok(())
     }
 
@@ -260,8 +310,9 @@ impl Ann {
         q: AnnQuantization,
         ef_search: usize,
         view: bool,
+        generation: &str,
     ) -> Option<(Ann, i64)> {
-        let meta = saved_meta(db).filter(|m| m.fits(model, dim, q))?;
+        let meta = saved_meta(db).filter(|m| m.fits(model, dim, q, generation))?;
         let (dir, _) = split(db);
         let path = dir.join(&meta.file);
         let index = Index::new(&options(dim, q, ef_search)).ok()?;
@@ -288,21 +339,23 @@ impl Ann {
 
 /// Builds the index of `model` from the database at `db` (its own read-only connection, so
 /// it can run in a background thread), saves it, and returns it with the `seq` it covers.
-/// Uses every core: a build is a one-off, the store keeps serving exact results meanwhile.
+/// Rows are read in short statements, so no read transaction holds the log for the whole
+/// build; a row replaced meanwhile has a higher `seq` and is applied afterwards. Uses every
+/// core: a build is a one-off, the store keeps serving exact results meanwhile. A failed
+/// save is logged: the index still serves this process.
 pub(crate) fn build_from_db(
     db: &Path,
     model: &str,
     dim: usize,
     q: AnnQuantization,
     ef_search: usize,
+    generation: &str,
 ) -> Result<(Ann, i64)> {
     let conn = rusqlite::Connection::open_with_flags(
         db,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
-    // One read transaction: the rows and the `seq` they reach are one snapshot.
-    conn.execute_batch("BEGIN")?;
     let (count, last_seq): (i64, i64) = conn.query_row(
         "SELECT count(*), coalesce(max(seq), 0) FROM embeddings WHERE model = ?1 AND dim = ?2",
         rusqlite::params![model, dim as i64],
@@ -310,30 +363,34 @@ pub(crate) fn build_from_db(
     )?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let ann = Ann::new(dim, q, ef_search, count as usize + 1024, threads)?;
-    let mut stmt = conn.prepare(
-        "SELECT memory_id, vector FROM embeddings WHERE model = ?1 AND dim = ?2 AND seq <= ?3",
-    )?;
-    let mut rows = stmt.query(rusqlite::params![model, dim as i64, last_seq])?;
-    let mut batch: Vec<(MemoryId, Vec<f32>)> = Vec::with_capacity(4096);
+    let mut after = 0i64;
     loop {
-        let row = rows.next()?;
-        let done = row.is_none();
-        if let Some(r) = row {
-            let blob: Vec<u8> = r.get(1)?;
-            batch.push((r.get(0)?, crate::vectors::from_blob(&blob)));
-        }
-        if batch.len() == 4096 || (done && !batch.is_empty()) {
-            ann.add_parallel(&batch, threads)?;
-            batch.clear();
-        }
-        if done {
+        let batch: Vec<(i64, MemoryId, Vec<f32>)> = conn
+            .prepare_cached(
+                "SELECT seq, memory_id, vector FROM embeddings
+                 WHERE model = ?1 AND dim = ?2 AND seq > ?3 AND seq <= ?4 ORDER BY seq LIMIT 4096",
+            )?
+            .query_map(rusqlite::params![model, dim as i64, after, last_seq], |r| {
+                let blob: Vec<u8> = r.get(2)?;
+                Ok((r.get(0)?, r.get(1)?, crate::vectors::from_blob(&blob)))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let Some(last) = batch.last().map(|b| b.0) else {
             break;
-        }
+        };
+        after = last;
+        let rows: Vec<(MemoryId, Vec<f32>)> = batch.into_iter().map(|(_, id, v)| (id, v)).collect();
+        ann.add_parallel(&rows, threads)?;
     }
-    drop(rows);
-    drop(stmt);
-    conn.execute_batch("COMMIT")?;
-    ann.save(db, model, q, last_seq)?;
+    let saving = Saving {
+        model,
+        quantization: q,
+        last_seq,
+        generation,
+    };
+    if let Err(e) = ann.save(db, saving) {
+        eprintln!("engram: saving the vector index failed (it still serves this process): {e}");
+    }
     Ok((ann, last_seq))
 }
 

@@ -203,6 +203,7 @@ pub fn restore(
     } else {
         None
     };
+    crate::vectors::forget_saved_index(db_path);
     {
         let src = Connection::open_with_flags(
             &source_db,
@@ -228,9 +229,16 @@ pub fn restore(
     drop(live);
     // An older backup is brought up to this build's schema.
     let live = db::open(db_path)?;
+    live.execute(
+        "INSERT INTO meta (key, value) VALUES ('store_generation', ?1)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [format!("{:x}", fsutil::unique())],
+    )?;
     let memories: i64 = live.query_row("SELECT count(*) FROM memories", [], |r| r.get(0))?;
     drop(live);
-    // A saved vector index described the replaced store.
+    // A saved vector index described the replaced store (removed before the copy too,
+    // for a reader in between); a new generation makes any index still held in memory by
+    // a running server refuse to save over it as this store's.
     crate::vectors::forget_saved_index(db_path);
 
     let mut previous_vault = None;

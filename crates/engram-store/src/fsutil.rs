@@ -124,7 +124,7 @@ pub fn copy_tree(from: &Path, to: &Path) -> io::Result<u64> {
     Ok(copied)
 }
 
-fn unique() -> u128 {
+pub(crate) fn unique() -> u128 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

@@ -339,8 +339,13 @@ impl Store {
     /// Remembers several memories in order, as [`remember`](Self::remember) would one by
     /// one, but embeds their texts together first: a batched forward pass costs far less
     /// per text than one pass each. For imports, benchmarks and bulk writers; each request
-    /// succeeds or fails on its own.
-    pub fn remember_batch(&mut self, reqs: Vec<RememberRequest>) -> Vec<Result<RememberOutcome>> {
+    /// succeeds or fails on its own. The outer error means the batch's commits could not
+    /// be synced to disk (they are in the database, but a power cut could lose them);
+    /// repeating the batch is safe: known texts reinforce instead of duplicating.
+    pub fn remember_batch(
+        &mut self,
+        reqs: Vec<RememberRequest>,
+    ) -> Result<Vec<Result<RememberOutcome>>> {
         if let Some(e) = self.embedder.clone() {
             let texts: Vec<String> = reqs
                 .iter()
@@ -375,21 +380,9 @@ impl Store {
                         [self.now().to_string()],
                     )
                 });
-            if let Err(e) = synced {
-                // Not durable for sure: report it on every result rather than pretend.
-                let msg = e.to_string();
-                return out
-                    .into_iter()
-                    .map(|_| {
-                        Err(crate::Error::io(
-                            &self.path,
-                            std::io::Error::other(format!("syncing the batch failed: {msg}")),
-                        ))
-                    })
-                    .collect();
-            }
+            synced?;
         }
-        out
+        Ok(out)
     }
 
     pub fn remember(&mut self, mut req: RememberRequest) -> Result<RememberOutcome> {

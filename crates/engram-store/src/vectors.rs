@@ -16,7 +16,7 @@ use crate::search::Filter;
 use crate::{Result, Store};
 use engram_core::MemoryId;
 use engram_core::embed::{Embedder, dot};
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -91,6 +91,9 @@ pub(crate) struct VectorIndex {
     model: String,
     dim: usize,
     last_seq: i64,
+    /// The store generation the index was filled under; a restore renews it, and the
+    /// index is then dropped and refilled (ids and `seq`s start over in a restored store).
+    generation: String,
     backing: Backing,
     /// Vectors added since the HNSW index was last saved.
     #[cfg_attr(not(feature = "ann"), allow(dead_code))]
@@ -98,18 +101,28 @@ pub(crate) struct VectorIndex {
     /// The HNSW index being built in the background, with the `seq` it will cover.
     #[cfg(feature = "ann")]
     building: Option<std::thread::JoinHandle<Result<(crate::ann::Ann, i64)>>>,
+    /// When a build last failed: the next try waits [`BUILD_RETRY`].
+    #[cfg(feature = "ann")]
+    build_failed_at: Option<std::time::Instant>,
 }
 
+/// How long a failed background build waits before the next try.
+#[cfg(feature = "ann")]
+const BUILD_RETRY: std::time::Duration = std::time::Duration::from_secs(600);
+
 impl VectorIndex {
-    fn new(model: &str, dim: usize) -> Self {
+    fn new(model: &str, dim: usize, generation: String) -> Self {
         VectorIndex {
             model: model.to_string(),
             dim,
             last_seq: 0,
+            generation,
             backing: Backing::Flat(Flat::default()),
             unsaved: 0,
             #[cfg(feature = "ann")]
             building: None,
+            #[cfg(feature = "ann")]
+            build_failed_at: None,
         }
     }
 
@@ -126,20 +139,13 @@ impl VectorIndex {
         Ok(())
     }
 
-    /// The stored vector of `id` (dequantised from the HNSW index when it holds them).
-    pub fn vector(&self, id: MemoryId) -> Option<Vec<f32>> {
+    /// The vector of `id` from the flat array; `None` when the HNSW index holds them (it
+    /// may hold them quantised: exact cosines are then read from the database).
+    fn flat_vector(&self, id: MemoryId) -> Option<&[f32]> {
         match &self.backing {
-            Backing::Flat(f) => f.get(self.dim, id).map(<[f32]>::to_vec),
+            Backing::Flat(f) => f.get(self.dim, id),
             #[cfg(feature = "ann")]
-            Backing::Ann(a) => a.get(id),
-        }
-    }
-
-    fn cosine(&self, query: &[f32], id: MemoryId) -> Option<f32> {
-        match &self.backing {
-            Backing::Flat(f) => f.get(self.dim, id).map(|v| dot(query, v)),
-            #[cfg(feature = "ann")]
-            Backing::Ann(a) => a.get(id).map(|v| dot(query, &v)),
+            Backing::Ann(_) => None,
         }
     }
 
@@ -174,7 +180,12 @@ impl VectorIndex {
                         .collect();
                     Ok(top(&mut scored, want))
                 }
-                _ => a.search(query, allowed, want),
+                // The index is a cache: if it fails, recall goes on with the other
+                // candidate sources rather than failing.
+                _ => Ok(a.search(query, allowed, want).unwrap_or_else(|e| {
+                    eprintln!("engram: {e}; vector candidates skipped");
+                    Vec::new()
+                })),
             },
         }
     }
@@ -272,14 +283,36 @@ impl Store {
             return Ok(());
         };
         let (model, dim) = (e.model_id().to_string(), e.dim());
+        let generation = self.store_generation()?;
+        if self
+            .index
+            .as_ref()
+            .is_some_and(|i| i.generation != generation)
+        {
+            self.index = None;
+        }
         if self.index.is_none() {
-            self.index = Some(self.open_index(&model, dim));
+            self.index = Some(self.open_index(&model, dim, generation.clone()));
         }
         #[cfg(feature = "ann")]
         self.adopt_finished_build();
-        self.apply_new_rows()?;
+        match self.apply_new_rows() {
+            // The HNSW index failed to take a vector: drop it for an exact scan of every
+            // vector (the database has them all); a server builds it again later.
+            Err(crate::Error::Index(e)) => {
+                eprintln!("engram: {e}; searching vectors exactly");
+                let mut fresh = VectorIndex::new(&model, dim, generation);
+                #[cfg(feature = "ann")]
+                {
+                    fresh.build_failed_at = Some(std::time::Instant::now());
+                }
+                self.index = Some(fresh);
+                self.apply_new_rows()?;
+            }
+            other => other?,
+        }
         #[cfg(feature = "ann")]
-        self.maintain_ann()?;
+        self.maintain_ann();
         Ok(())
     }
 
@@ -310,26 +343,54 @@ impl Store {
     }
 
     /// A fresh index of `model`: the saved HNSW index when one fits (then only newer rows
-    /// are read), else an empty flat one that the next refresh fills.
+    /// are read), else an empty flat one that the next refresh fills. A saved index of
+    /// another model is removed: its vectors may describe texts changed since.
     #[cfg_attr(not(feature = "ann"), allow(unused_variables, unused_mut))]
-    fn open_index(&self, model: &str, dim: usize) -> VectorIndex {
-        let mut index = VectorIndex::new(model, dim);
+    fn open_index(&self, model: &str, dim: usize, generation: String) -> VectorIndex {
+        let mut index = VectorIndex::new(model, dim, generation);
         #[cfg(feature = "ann")]
         if self.config.ann_threshold > 0
-            && let Some((ann, seq)) = crate::ann::Ann::load(
+            && let Some(meta) = crate::ann::saved_meta(&self.path)
+        {
+            if meta.model != model || meta.dim != dim {
+                crate::ann::remove_saved(&self.path);
+                return index;
+            }
+            if let Some((ann, seq)) = crate::ann::Ann::load(
                 &self.path,
                 model,
                 dim,
                 self.config.ann_quantization,
                 self.config.ann_ef_search,
                 !self.background_index,
-            )
-            && seq <= self.max_embedding_seq().unwrap_or(-1)
-        {
-            index.backing = Backing::Ann(ann);
-            index.last_seq = seq;
+                &index.generation,
+            ) && seq <= self.max_embedding_seq().unwrap_or(-1)
+            {
+                index.backing = Backing::Ann(ann);
+                index.last_seq = seq;
+            }
         }
         index
+    }
+
+    /// This store's generation, made on first use and renewed by a restore: a saved
+    /// index of another generation is not trusted.
+    fn store_generation(&self) -> Result<String> {
+        let read = || -> Result<Option<String>> {
+            Ok(self
+                .conn
+                .prepare_cached("SELECT value FROM meta WHERE key = 'store_generation'")?
+                .query_row([], |r| r.get(0))
+                .optional()?)
+        };
+        if let Some(g) = read()? {
+            return Ok(g);
+        }
+        self.conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_generation', ?1)",
+            [format!("{:x}", crate::fsutil::unique())],
+        )?;
+        Ok(read()?.unwrap_or_default())
     }
 
     /// The highest `seq` the embeddings table ever handed out (AUTOINCREMENT keeps it even
@@ -359,16 +420,24 @@ impl Store {
                 index.last_seq = seq;
                 index.unsaved = 0;
             }
-            // The flat index keeps serving; the next threshold check tries again.
-            Ok(Err(e)) => eprintln!("engram: building the vector index failed: {e}"),
-            Err(_) => eprintln!("engram: building the vector index panicked"),
+            // The flat index keeps serving; a later threshold check tries again.
+            Ok(Err(e)) => {
+                eprintln!("engram: building the vector index failed: {e}");
+                index.build_failed_at = Some(std::time::Instant::now());
+            }
+            Err(_) => {
+                eprintln!("engram: building the vector index panicked");
+                index.build_failed_at = Some(std::time::Instant::now());
+            }
         }
     }
 
     /// Starts a background build past the threshold (in processes that asked for it), and
-    /// saves an HNSW index that has grown by a tenth since its last save.
+    /// saves an HNSW index that has grown by a tenth since its last save. Failures are
+    /// logged: the index is a cache, and recall must not fail because a file could not be
+    /// written.
     #[cfg(feature = "ann")]
-    fn maintain_ann(&mut self) -> Result<()> {
+    fn maintain_ann(&mut self) {
         let threshold = self.config.ann_threshold;
         let (path, q, ef) = (
             self.path.clone(),
@@ -376,47 +445,69 @@ impl Store {
             self.config.ann_ef_search,
         );
         let background = self.background_index;
-        let Some(index) = self.index.as_mut() else {
-            return Ok(());
+        let Some(index) = self.index.as_ref() else {
+            return;
         };
-        match &index.backing {
-            Backing::Flat(f) => {
-                if background
+        let retry_due = index
+            .build_failed_at
+            .is_none_or(|t| t.elapsed() >= BUILD_RETRY);
+        let (build, save) = match &index.backing {
+            Backing::Flat(f) => (
+                background
                     && threshold > 0
                     && f.ids.len() >= threshold
                     && index.building.is_none()
-                {
-                    let (model, dim) = (index.model.clone(), index.dim);
-                    index.building = Some(std::thread::spawn(move || {
-                        crate::ann::build_from_db(&path, &model, dim, q, ef)
-                    }));
-                }
-            }
-            Backing::Ann(a) => {
-                if index.unsaved < 1000.max(a.len() / 10) {
-                    return Ok(());
-                }
-                if a.is_view() {
-                    // So much was written since the file was saved that the mapped view's
-                    // exact overlay stops being cheap: take the newest file into memory,
-                    // bring it up to date and save it, for every process.
-                    let Some((owned, seq)) =
-                        crate::ann::Ann::load(&path, &index.model, index.dim, q, ef, false)
-                    else {
-                        return Ok(());
-                    };
-                    index.backing = Backing::Ann(owned);
-                    index.last_seq = seq;
-                    self.apply_new_rows()?;
-                }
-                let index = self.index.as_mut().expect("checked above");
-                if let Backing::Ann(a) = &index.backing {
-                    a.save(&path, &index.model, q, index.last_seq)?;
-                }
+                    && retry_due,
+                false,
+            ),
+            Backing::Ann(a) => (false, index.unsaved >= 1000.max(a.len() / 10)),
+        };
+        if !build && !save {
+            return;
+        }
+        let generation = index.generation.clone();
+        let index = self.index.as_mut().expect("checked above");
+        if build {
+            let (model, dim) = (index.model.clone(), index.dim);
+            index.building = Some(std::thread::spawn(move || {
+                crate::ann::build_from_db(&path, &model, dim, q, ef, &generation)
+            }));
+            return;
+        }
+        if let Backing::Ann(a) = &index.backing
+            && a.is_view()
+        {
+            // So much was written since the file was saved that the mapped view's exact
+            // overlay stops being cheap: take the newest file into memory, bring it up to
+            // date and save it, for every process.
+            let Some((owned, seq)) =
+                crate::ann::Ann::load(&path, &index.model, index.dim, q, ef, false, &generation)
+            else {
                 index.unsaved = 0;
+                return;
+            };
+            index.backing = Backing::Ann(owned);
+            index.last_seq = seq;
+            if let Err(e) = self.apply_new_rows() {
+                eprintln!("engram: vector index: {e}");
+                self.index = None;
+                return;
             }
         }
-        Ok(())
+        let index = self.index.as_mut().expect("checked above");
+        if let Backing::Ann(a) = &index.backing {
+            let saving = crate::ann::Saving {
+                model: &index.model,
+                quantization: q,
+                last_seq: index.last_seq,
+                generation: &generation,
+            };
+            if let Err(e) = a.save(&path, saving) {
+                eprintln!("engram: saving the vector index failed: {e}");
+            }
+        }
+        // Saved or not, wait for another tenth before trying again.
+        index.unsaved = 0;
     }
 
     /// Lets this store build the HNSW index in a background thread once the threshold is
@@ -435,13 +526,13 @@ impl Store {
         {
             let threshold = self.config.ann_threshold;
             let (q, ef) = (self.config.ann_quantization, self.config.ann_ef_search);
-            let Some(index) = self.index.as_mut() else {
-                return Ok(None);
-            };
-            if threshold == 0 || index.len() < threshold {
+            if threshold == 0 || self.index.as_ref().is_none_or(|i| i.len() < threshold) {
                 return Ok(None);
             }
-            let (ann, seq) = crate::ann::build_from_db(&self.path, &index.model, index.dim, q, ef)?;
+            let index = self.index.as_mut().expect("checked above");
+            let generation = index.generation.clone();
+            let (ann, seq) =
+                crate::ann::build_from_db(&self.path, &index.model, index.dim, q, ef, &generation)?;
             let n = ann.len();
             index.backing = Backing::Ann(ann);
             index.last_seq = seq;
@@ -502,12 +593,39 @@ impl Store {
 
     /// The query's cosine with a memory's vector, when both exist.
     pub(crate) fn cosine_with(&self, query: &[f32], id: MemoryId) -> Option<f32> {
-        self.index.as_ref()?.cosine(query, id)
+        let index = self.index.as_ref()?;
+        match index.flat_vector(id) {
+            Some(v) => Some(dot(query, v)),
+            None if index.approximate() => self.stored_vector(id).map(|v| dot(query, &v)),
+            None => None,
+        }
     }
 
-    /// A memory's vector of the loaded model, if the index holds one.
+    /// A memory's vector of the loaded model, if there is one. Exact: with the HNSW index
+    /// (which may hold vectors quantised) it is read from the database, so resolution and
+    /// consolidation thresholds see the same cosines at any store size.
     pub(crate) fn vector_of(&self, id: MemoryId) -> Option<Vec<f32>> {
-        self.index.as_ref()?.vector(id)
+        let index = self.index.as_ref()?;
+        match index.flat_vector(id) {
+            Some(v) => Some(v.to_vec()),
+            None if index.approximate() => self.stored_vector(id),
+            None => None,
+        }
+    }
+
+    /// A memory's f32 vector of the loaded model, from the database.
+    fn stored_vector(&self, id: MemoryId) -> Option<Vec<f32>> {
+        let index = self.index.as_ref()?;
+        self.conn
+            .prepare_cached(
+                "SELECT vector FROM embeddings WHERE memory_id = ?1 AND model = ?2 AND dim = ?3",
+            )
+            .ok()?
+            .query_row(params![id, index.model, index.dim as i64], |r| {
+                r.get::<_, Vec<u8>>(0)
+            })
+            .ok()
+            .map(|b| from_blob(&b))
     }
 
     /// The `k` memories allowed by `filter` nearest to `query`: `(id, cosine)`, best first.
@@ -715,8 +833,11 @@ impl Store {
             #[cfg(feature = "ann")]
             None => {
                 self.config.ann_threshold > 0
-                    && crate::ann::saved_meta(&self.path)
-                        .is_some_and(|m| m.fits(model, dim, self.config.ann_quantization))
+                    && crate::ann::saved_meta(&self.path).is_some_and(|m| {
+                        m.model == model
+                            && m.dim == dim
+                            && m.quantization == self.config.ann_quantization
+                    })
             }
             #[cfg(not(feature = "ann"))]
             None => {

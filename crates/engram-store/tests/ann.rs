@@ -67,6 +67,7 @@ fn fill(s: &mut Store, range: std::ops::Range<usize>, room: &str) -> Vec<i64> {
         })
         .collect();
     s.remember_batch(reqs)
+        .unwrap()
         .into_iter()
         .map(|r| r.unwrap().id)
         .collect()
@@ -234,4 +235,31 @@ fn a_short_lived_process_maps_the_index_and_resaves_it_once_far_behind() {
     assert_eq!(b.vector_search_state(), Some((1320, true)));
     let mut c = open(&path, 200, hash());
     assert_eq!(top(&mut c, &text(1999), "app"), Some(many[999]));
+}
+
+#[test]
+fn a_restore_drops_the_index_a_running_process_holds_and_the_saved_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engram.db");
+    let mut s = open(&path, 50, hash());
+    let old = fill(&mut s, 0..60, "app");
+    let backup = dir.path().join("backup");
+    engram_store::backup::backup(&path, None, &backup).unwrap();
+    let newer = fill(&mut s, 60..120, "app");
+    assert_eq!(s.build_vector_index().unwrap(), Some(120));
+
+    // Another process restores the backup: the memories written after it are gone.
+    engram_store::backup::restore(&path, None, &backup, true).unwrap();
+    assert!(
+        !std::fs::read_dir(dir.path()).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains(".ann")),
+        "the saved index is removed"
+    );
+    // The long-running store notices and refills from the restored rows.
+    assert_eq!(top(&mut s, &text(30), "app"), Some(old[30]));
+    assert_eq!(s.vector_search_state(), Some((60, false)));
+    assert_ne!(top(&mut s, &text(100), "app"), Some(newer[40]));
 }

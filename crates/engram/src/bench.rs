@@ -117,7 +117,7 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         if n == 1 {
             store.remember(reqs.into_iter().next().expect("one"))?;
         } else {
-            for r in store.remember_batch(reqs) {
+            for r in store.remember_batch(reqs)? {
                 r?;
             }
         }
