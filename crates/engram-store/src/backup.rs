@@ -53,7 +53,7 @@ pub fn backup(db_path: &Path, vault: Option<&Path>, dest: &Path) -> Result<Backu
     if dest.exists() {
         let empty = dest.is_dir()
             && std::fs::read_dir(dest)
-                .map_err(|source| io(dest, source))?
+                .map_err(|source| Error::io(dest, source))?
                 .next()
                 .is_none();
         if !empty {
@@ -72,11 +72,11 @@ pub fn backup(db_path: &Path, vault: Option<&Path>, dest: &Path) -> Result<Backu
     let conn = db::open(db_path)?;
     vacuum_into(&conn, &target)?;
     drop(conn);
-    fsutil::make_private(&target).map_err(|source| io(&target, source))?;
+    fsutil::make_private(&target).map_err(|source| Error::io(&target, source))?;
     let mut info = inspect(&target)?;
     if let Some(v) = vault.filter(|v| v.is_dir()) {
         let to = dest.join(VAULT_DIR);
-        info.vault_files = fsutil::copy_tree(v, &to).map_err(|source| io(&to, source))?;
+        info.vault_files = fsutil::copy_tree(v, &to).map_err(|source| Error::io(&to, source))?;
     }
     let manifest = serde_json::json!({
         "format": "engram-backup-1",
@@ -86,8 +86,8 @@ pub fn backup(db_path: &Path, vault: Option<&Path>, dest: &Path) -> Result<Backu
     });
     let mpath = dest.join("backup.json");
     fsutil::write_atomic(&mpath, format!("{manifest:#}\n").as_bytes())
-        .map_err(|source| io(&mpath, source))?;
-    fsutil::sync_dir(dest).map_err(|source| io(dest, source))?;
+        .map_err(|source| Error::io(&mpath, source))?;
+    fsutil::sync_dir(dest).map_err(|source| Error::io(dest, source))?;
     Ok(info)
 }
 
@@ -101,7 +101,7 @@ fn vacuum_into(conn: &Connection, target: &Path) -> Result<()> {
     // make the copy durable before anyone relies on it.
     std::fs::File::open(target)
         .and_then(|f| f.sync_all())
-        .map_err(|source| io(target, source))?;
+        .map_err(|source| Error::io(target, source))?;
     Ok(())
 }
 
@@ -157,7 +157,7 @@ pub fn inspect(db_file: &Path) -> Result<BackupInfo> {
         .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
         .map_err(|e| invalid(e.to_string()))?;
     let bytes = std::fs::metadata(db_file)
-        .map_err(|source| io(db_file, source))?
+        .map_err(|source| Error::io(db_file, source))?
         .len();
     Ok(BackupInfo {
         db: db_file.to_path_buf(),
@@ -198,7 +198,7 @@ pub fn restore(
     let previous_db = if existing > 0 {
         let keep = sibling(db_path, &format!(".before-restore-{stamp}"));
         vacuum_into(&live, &keep)?;
-        fsutil::make_private(&keep).map_err(|source| io(&keep, source))?;
+        fsutil::make_private(&keep).map_err(|source| Error::io(&keep, source))?;
         Some(keep)
     } else {
         None
@@ -247,10 +247,10 @@ pub fn restore(
     if let Some(v) = vault.filter(|_| from.is_dir() && backup_vault.is_dir()) {
         if v.exists() {
             let keep = sibling(v, &format!(".before-restore-{stamp}"));
-            std::fs::rename(v, &keep).map_err(|source| io(v, source))?;
+            std::fs::rename(v, &keep).map_err(|source| Error::io(v, source))?;
             previous_vault = Some(keep);
         }
-        vault_files = fsutil::copy_tree(&backup_vault, v).map_err(|source| io(v, source))?;
+        vault_files = fsutil::copy_tree(&backup_vault, v).map_err(|source| Error::io(v, source))?;
     }
     Ok(RestoreOutcome {
         restored_from: source_db,
@@ -280,11 +280,4 @@ fn timestamp() -> String {
         .take(15)
         .collect::<String>()
         + "Z"
-}
-
-fn io(path: &Path, source: std::io::Error) -> Error {
-    Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }

@@ -301,11 +301,12 @@ impl Store {
             // vector (the database has them all); a server builds it again later.
             Err(crate::Error::Index(e)) => {
                 eprintln!("engram: {e}; searching vectors exactly");
-                let mut fresh = VectorIndex::new(&model, dim, generation);
+                let fresh = VectorIndex::new(&model, dim, generation);
                 #[cfg(feature = "ann")]
-                {
-                    fresh.build_failed_at = Some(std::time::Instant::now());
-                }
+                let fresh = VectorIndex {
+                    build_failed_at: Some(std::time::Instant::now()),
+                    ..fresh
+                };
                 self.index = Some(fresh);
                 self.apply_new_rows()?;
             }
