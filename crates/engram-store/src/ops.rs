@@ -362,26 +362,14 @@ impl Store {
         // One fsync for the whole batch instead of one per memory: the commits in between
         // skip it (WAL stays consistent), and a last commit under FULL syncs the log, which
         // makes every earlier commit durable before this returns.
-        let relaxed = self
-            .conn
-            .execute_batch("PRAGMA synchronous = NORMAL")
-            .is_ok();
         let out: Vec<Result<RememberOutcome>> =
-            reqs.into_iter().map(|r| self.remember(r)).collect();
+            self.without_fsync(|s| reqs.into_iter().map(|r| s.remember(r)).collect())?;
         self.prepared.clear();
-        if relaxed {
-            let synced = self
-                .conn
-                .execute_batch("PRAGMA synchronous = FULL")
-                .and_then(|()| {
-                    self.conn.execute(
-                        "INSERT INTO meta (key, value) VALUES ('last_batch_write', ?1)
-                         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                        [self.now().to_string()],
-                    )
-                });
-            synced?;
-        }
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('last_batch_write', ?1)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [self.now().to_string()],
+        )?;
         Ok(out)
     }
 

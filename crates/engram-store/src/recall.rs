@@ -249,13 +249,10 @@ impl Store {
         if req.record_hits && !ranked.hits.is_empty() {
             let now = self.now();
             let w = self.config.recall_hit_weight;
-            // Recall hits are bookkeeping, not something a client asked to keep: their
-            // commit skips the fsync (WAL with synchronous NORMAL stays consistent; a power
-            // cut may only forget the last hits). Every other write stays FULL.
-            self.conn.execute_batch("PRAGMA synchronous = NORMAL")?;
-            let logged = self.log_hits(&ranked.hits, now, w, req.session_id.as_deref());
-            self.conn.execute_batch("PRAGMA synchronous = FULL")?;
-            logged?;
+            // Recall hits are bookkeeping, not something a client asked to keep: a power cut
+            // may only forget the last hits.
+            let session = req.session_id.as_deref();
+            self.without_fsync(|s| s.log_hits(&ranked.hits, now, w, session))??;
         }
         Ok(RecallResult {
             hits: ranked.hits,
@@ -453,9 +450,11 @@ impl Store {
             for (id, _) in self.vector_candidates(q, &filter, EXHAUSTIVE_MAX_CANDIDATES / 10)? {
                 by_id.entry(id).or_insert(0.0);
             }
+            let ids: Vec<MemoryId> = by_id.keys().copied().collect();
+            let cosines = self.cosines_with(q, &ids);
             for (id, rel) in by_id.iter_mut() {
-                if let Some(c) = self.cosine_with(q, *id) {
-                    *rel = rel.max(cal.scale(c));
+                if let Some(c) = cosines.get(id) {
+                    *rel = rel.max(cal.scale(*c));
                 }
             }
             cands = by_id.into_iter().collect();
@@ -553,9 +552,10 @@ impl Store {
             .embedder
             .as_ref()
             .map(|e| engram_core::embed::calibration(e.model_id()));
+        let by_id = qvec.map(|q| self.cosines_with(q, &ids)).unwrap_or_default();
         let cosines: Vec<Option<f64>> = ids
             .iter()
-            .map(|id| qvec.and_then(|q| self.cosine_with(q, *id)).map(f64::from))
+            .map(|id| by_id.get(id).copied().map(f64::from))
             .collect();
         let (cmin, cmax) = cosines
             .iter()

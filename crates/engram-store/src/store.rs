@@ -40,6 +40,16 @@ pub struct Store {
 }
 
 impl Store {
+    /// Runs `f` with commits that skip the fsync (`synchronous = NORMAL`: WAL stays
+    /// consistent, a power cut may lose the last commits), then restores FULL. For writes
+    /// no client asked to keep (recall hits) and for batches that sync once at the end.
+    pub(crate) fn without_fsync<T>(&mut self, f: impl FnOnce(&mut Store) -> T) -> Result<T> {
+        self.conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+        let out = f(self);
+        self.conn.execute_batch("PRAGMA synchronous = FULL")?;
+        Ok(out)
+    }
+
     /// Opens or creates the database at `path` and migrates it.
     pub fn open(path: &Path, config: Config) -> Result<Store> {
         config.validate()?;

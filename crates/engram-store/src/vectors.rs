@@ -602,6 +602,45 @@ impl Store {
         }
     }
 
+    /// The query's cosine with each of `ids` that has a vector: one database read for the
+    /// lot when the HNSW index holds the vectors (see [`Store::vector_of`]).
+    pub(crate) fn cosines_with(&self, query: &[f32], ids: &[MemoryId]) -> HashMap<MemoryId, f32> {
+        let Some(index) = &self.index else {
+            return HashMap::new();
+        };
+        if !index.approximate() {
+            return ids
+                .iter()
+                .filter_map(|id| index.flat_vector(*id).map(|v| (*id, dot(query, v))))
+                .collect();
+        }
+        let mut out = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let sql = format!(
+                "SELECT memory_id, vector FROM embeddings WHERE model = ? AND dim = ? AND memory_id IN ({})",
+                crate::store::placeholders(chunk.len())
+            );
+            let params = [
+                rusqlite::types::Value::Text(index.model.clone()),
+                rusqlite::types::Value::Integer(index.dim as i64),
+            ]
+            .into_iter()
+            .chain(chunk.iter().map(|id| rusqlite::types::Value::Integer(*id)));
+            let Ok(mut stmt) = self.conn.prepare_cached(&sql) else {
+                continue;
+            };
+            let Ok(rows) = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+            }) else {
+                continue;
+            };
+            for (id, blob) in rows.flatten() {
+                out.insert(id, dot(query, &from_blob(&blob)));
+            }
+        }
+        out
+    }
+
     /// A memory's vector of the loaded model, if there is one. Exact: with the HNSW index
     /// (which may hold vectors quantised) it is read from the database, so resolution and
     /// consolidation thresholds see the same cosines at any store size.

@@ -207,9 +207,6 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
             "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
             "mean_hits": hits_total as f64 / a.queries as f64,
         }));
-        if model.is_none() {
-            break;
-        }
     }
     let result = json!({
         "memories": a.memories,
