@@ -6,14 +6,17 @@
 //!
 //! - `remember <uid>`: a memory was stored;
 //! - `correct <old_id> <new_id>`: `old_id` is superseded by `new_id`;
-//! - `forget <id>`: `id` is in the trash.
+//! - `forget <id>`: `id` is in the trash;
+//! - `vanished <id>`: the memory just written was gone when the writer came to correct or
+//!   forget it. Only a restore (`engram restore --force` under a running writer) does that:
+//!   the store went back to the backup, which predates the memory. Nothing was acknowledged.
 //!
 //! Every tenth memory is corrected and every tenth (offset by five) forgotten, right after
 //! it was written, so the harness can check each acknowledged state exactly. Recalls in
 //! between log hits (writes too).
 
 use engram_core::memory::IdRef;
-use engram_store::{RecallRequest, RememberRequest, Store};
+use engram_store::{Error, RecallRequest, RememberRequest, Store};
 use std::io::Write;
 
 pub fn run(store: &mut Store, prefix: &str, count: Option<u64>, room: &str) -> anyhow::Result<()> {
@@ -46,18 +49,22 @@ pub fn run(store: &mut Store, prefix: &str, count: Option<u64>, room: &str) -> a
         out.flush()?;
         match i % 10 {
             9 => {
-                let c = store.correct(
+                match vanished(store.correct(
                     &IdRef::Id(o.id),
                     &format!("{prefix} note {i}, corrected"),
                     "stress",
                     Some("stress-writer"),
-                )?;
-                writeln!(out, "correct {} {}", c.old_id, c.new_id)?;
+                ))? {
+                    Some(c) => writeln!(out, "correct {} {}", c.old_id, c.new_id)?,
+                    None => writeln!(out, "vanished {}", o.id)?,
+                }
                 out.flush()?;
             }
             4 => {
-                let f = store.forget(&IdRef::Id(o.id))?;
-                writeln!(out, "forget {}", f.id)?;
+                match vanished(store.forget(&IdRef::Id(o.id)))? {
+                    Some(f) => writeln!(out, "forget {}", f.id)?,
+                    None => writeln!(out, "vanished {}", o.id)?,
+                }
                 out.flush()?;
             }
             2 | 7 => {
@@ -70,4 +77,14 @@ pub fn run(store: &mut Store, prefix: &str, count: Option<u64>, room: &str) -> a
         i += 1;
     }
     Ok(())
+}
+
+/// `Ok(None)` when the memory named no longer exists (see `vanished` above); any other
+/// error stops the writer.
+fn vanished<T>(r: engram_store::Result<T>) -> engram_store::Result<Option<T>> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }

@@ -117,6 +117,7 @@ fn backup_and_restore_round_trip_while_another_process_writes() {
             line.starts_with("remember")
                 || line.starts_with("correct")
                 || line.starts_with("forget")
+                || line.starts_with("vanished")
         );
     }
     if writer.try_wait().unwrap().is_some() {

@@ -188,6 +188,8 @@ impl Acked {
                 .corrected
                 .push((old.parse().unwrap(), new.parse().unwrap())),
             ["forget", id] => self.forgotten.push(id.parse().unwrap()),
+            // A restore took the memory away before it could be corrected or forgotten.
+            ["vanished", _] => {}
             _ => panic!("unexpected writer line {line:?}"),
         }
     }
