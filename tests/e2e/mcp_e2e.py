@@ -12,11 +12,12 @@ the first failure and prints a pytest-style summary line.
 import asyncio
 import json
 import os
-import socket
+import queue
+import re
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -24,6 +25,13 @@ from mcp.client.stdio import StdioServerParameters
 ENGRAM = os.path.abspath(sys.argv[1])
 PASSED = []
 FAILED = []
+
+
+def server_env(home, **extra):
+    """The environment of every server this test starts: its home, and no maintenance run
+    on a timer (it would consolidate the test's memories at a moment of its own choosing;
+    the maintenance tools are called explicitly below)."""
+    return {"ENGRAM_HOME": home, "PATH": os.environ.get("PATH", ""), "ENGRAM_MAINTENANCE_INTERVAL_HOURS": "0", **extra}
 
 
 def describe(e):
@@ -319,39 +327,48 @@ async def run_profile(client, profile, transport):
 
 
 async def over_stdio(profile, home):
-    params = StdioServerParameters(command=ENGRAM, args=["mcp", "--tools", profile], env={"ENGRAM_HOME": home, "PATH": os.environ.get("PATH", "")})
+    params = StdioServerParameters(command=ENGRAM, args=["mcp", "--tools", profile], env=server_env(home))
     async with Client(params) as client:
         await run_profile(client, profile, "stdio")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+def start_http(args, env):
+    """Starts `engram serve --http 127.0.0.1:0 ARGS` and returns (process, URL).
 
+    The server picks its own port and names it on stderr (no port is chosen here and then
+    raced for); stderr is drained in a thread for the server's whole life, so its logging
+    can never fill the pipe and block it. Waits up to 60 s, then fails loudly."""
+    proc = subprocess.Popen([ENGRAM, "serve", "--http", "127.0.0.1:0", *args], env=env, stderr=subprocess.PIPE, text=True)
+    found = queue.Queue()
+    seen = []
 
-def wait_for_port(port):
-    """Until a server listens on the port (at most 10 s)."""
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
+    def drain():
+        for line in proc.stderr:
+            seen.append(line)
+            m = re.search(r"MCP over HTTP at (http://\S+/mcp)", line)
+            if m:
+                found.put(m.group(1))
+        found.put(None)
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        url = found.get(timeout=60)
+    except queue.Empty:
+        url = None
+    if url is None:
+        proc.kill()
+        raise RuntimeError("engram serve never said where it listens: " + "".join(seen))
+    return proc, url
 
 
 async def over_http(profile, home):
-    port = free_port()
-    proc = subprocess.Popen([ENGRAM, "serve", "--http", f"127.0.0.1:{port}", "--tools", profile], env={"ENGRAM_HOME": home, "PATH": os.environ.get("PATH", "")}, stderr=subprocess.PIPE)
+    proc, url = start_http(["--tools", profile], server_env(home))
     try:
-        wait_for_port(port)
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+        async with Client(url) as client:
             await run_profile(client, profile, "http")
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=30)
 
 
 def raw_stdio_survives_garbage(home):
@@ -364,7 +381,7 @@ def raw_stdio_survives_garbage(home):
         '{"id": 5, "method": "tools/list"}',
         '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
     ]
-    p = subprocess.run([ENGRAM, "mcp"], input=("\n".join(lines) + "\n").encode() + b"\xff\xfe\n", capture_output=True, env={"ENGRAM_HOME": home}, timeout=30)
+    p = subprocess.run([ENGRAM, "mcp"], input=("\n".join(lines) + "\n").encode() + b"\xff\xfe\n", capture_output=True, env=server_env(home), timeout=30)
     out = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
     codes = sorted(o["error"]["code"] for o in out if "error" in o)
     check(codes == [-32700, -32700, -32700, -32600], f"error replies: {codes}")
@@ -373,29 +390,26 @@ def raw_stdio_survives_garbage(home):
 
 
 def http_refuses_public_bind_without_token(home):
-    p = subprocess.run([ENGRAM, "serve", "--http", "0.0.0.0:0"], capture_output=True, env={"ENGRAM_HOME": home}, timeout=30)
+    p = subprocess.run([ENGRAM, "serve", "--http", "0.0.0.0:0"], capture_output=True, env=server_env(home), timeout=30)
     check(p.returncode != 0 and b"token" in p.stderr, p.stderr.decode())
 
 
 async def http_with_token_refuses_requests_without_it(home):
     import httpx2 as httpx
 
-    port = free_port()
-    env = {"ENGRAM_HOME": home, "ENGRAM_HTTP_TOKEN": "s3cret"}
-    proc = subprocess.Popen([ENGRAM, "serve", "--http", f"127.0.0.1:{port}"], env=env, stderr=subprocess.PIPE)
+    proc, url = start_http([], server_env(home, ENGRAM_HTTP_TOKEN="s3cret"))
     try:
-        wait_for_port(port)
         body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}
         hdrs = {"Accept": "application/json, text/event-stream"}
-        r = httpx.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=hdrs)
+        r = httpx.post(url, json=body, headers=hdrs, timeout=60)
         check(r.status_code == 401, f"no token: {r.status_code}")
-        r = httpx.post(f"http://127.0.0.1:{port}/mcp", json=body, headers={**hdrs, "Authorization": "Bearer wrong"})
+        r = httpx.post(url, json=body, headers={**hdrs, "Authorization": "Bearer wrong"}, timeout=60)
         check(r.status_code == 401, f"wrong token: {r.status_code}")
-        r = httpx.post(f"http://127.0.0.1:{port}/mcp", json=body, headers={**hdrs, "Authorization": "Bearer s3cret"})
+        r = httpx.post(url, json=body, headers={**hdrs, "Authorization": "Bearer s3cret"}, timeout=60)
         check(r.status_code == 200, f"right token: {r.status_code}")
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=30)
 
 
 async def main():

@@ -43,11 +43,19 @@ impl Store {
     /// Runs `f` with commits that skip the fsync (`synchronous = NORMAL`: WAL stays
     /// consistent, a power cut may lose the last commits), then restores FULL. For writes
     /// no client asked to keep (recall hits) and for batches that sync once at the end.
+    /// FULL is restored even when `f` panics: a server that survives a panicking call keeps
+    /// its store and must not go on committing without fsyncs.
     pub(crate) fn without_fsync<T>(&mut self, f: impl FnOnce(&mut Store) -> T) -> Result<T> {
         self.conn.execute_batch("PRAGMA synchronous = NORMAL")?;
-        let out = f(self);
-        self.conn.execute_batch("PRAGMA synchronous = FULL")?;
-        Ok(out)
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
+        let restored = self.conn.execute_batch("PRAGMA synchronous = FULL");
+        match out {
+            Ok(out) => {
+                restored?;
+                Ok(out)
+            }
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     }
 
     /// Opens or creates the database at `path` and migrates it.

@@ -53,8 +53,11 @@ fn tool_error(s: &mut Mcp, tool: &str, args: Value, field: &str, limit: Option<&
 #[test]
 fn bad_requests_get_clear_errors_and_the_server_stays_up() {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path();
-    let mut s = Mcp::start(home, &["--tools", "all"], "hostile");
+    // ENGRAM_HOME is a folder inside the test's own folder, so "nothing outside it" can be
+    // checked without counting a temp folder other processes share.
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let mut s = Mcp::start(&home, &["--tools", "all"], "hostile");
     let ok = s.call("remember", json!({"content": "a good memory", "room": "r"}));
     assert_ne!(ok["isError"], true, "{ok}");
     let mut entries = 0;
@@ -340,10 +343,15 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
 
     // Traversal-looking names are only names: stored as given (the database has no paths),
     // nothing is created outside ENGRAM_HOME, and recall finds them by that name.
-    let before: Vec<_> = std::fs::read_dir(dir.path().parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let listing = || -> Vec<_> {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect()
+    };
+    // What "../../outside" would reach from the home folder, were it taken as a path.
+    let escaped = dir.path().parent().unwrap().join("outside");
+    let escaped_before = escaped.exists();
     for room in ["../../outside", "/etc", "..", "C:\\Windows"] {
         let r = s.call(
             "remember",
@@ -355,15 +363,12 @@ fn bad_requests_get_clear_errors_and_the_server_stays_up() {
         }
         entries += 1;
     }
-    let after: Vec<_> = std::fs::read_dir(dir.path().parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
     assert_eq!(
-        before.len(),
-        after.len(),
+        listing(),
+        ["home"],
         "something was written outside ENGRAM_HOME"
     );
+    assert_eq!(escaped.exists(), escaped_before, "{}", escaped.display());
 
     // Content that is odd but valid is stored whole and recalled intact.
     let odd =

@@ -13,7 +13,9 @@ use std::time::Duration;
 /// `engram` with a clean environment: no `ENGRAM_*` variable from the caller leaks in, no
 /// model is loaded (lexical mode), the store lives in `home`. Write-path resolution is off
 /// (`ENGRAM_RESOLVE=false`): these harnesses count acknowledged writes, each its own
-/// memory; folding similar texts together is tested on its own.
+/// memory; folding similar texts together is tested on its own. No server runs maintenance
+/// on its timer (`ENGRAM_MAINTENANCE_INTERVAL_HOURS=0`): it would archive or consolidate
+/// the harness's memories at a moment of its own choosing.
 pub fn command(home: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
     for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")) {
@@ -22,6 +24,7 @@ pub fn command(home: &Path) -> Command {
     c.env("ENGRAM_HOME", home)
         .env("ENGRAM_MODEL", "none")
         .env("ENGRAM_RESOLVE", "false")
+        .env("ENGRAM_MAINTENANCE_INTERVAL_HOURS", "0")
         .current_dir(if home.is_dir() {
             home
         } else {
