@@ -206,6 +206,12 @@ pub fn open(path: &Path) -> Result<Connection> {
     })?;
     // FULL: a transaction that returned is on disk, even if the machine loses power.
     conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+    // A page cache of up to 64 MiB (SQLite's default is 2 MiB), filled only as pages are
+    // read. Past ~50k memories FTS5 ranking reads the same index and docsize pages on
+    // every query; from the process's cache instead of a pread each, lexical recall at
+    // 100k went from 28 to 23 ms p50 (`engram bench recall --memories 100000 --lexical`).
+    // At 10k it changes nothing measurable and costs ~10 MB of RSS.
+    conn.execute_batch("PRAGMA cache_size = -65536")?;
     migrate(&mut conn, path)?;
     Ok(conn)
 }
