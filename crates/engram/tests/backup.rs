@@ -162,7 +162,6 @@ fn backup_and_restore_round_trip_while_another_process_writes() {
         lost.is_empty(),
         "what the backup held is in the restored store: {lost:?}"
     );
-    std::thread::sleep(Duration::from_millis(10));
 }
 
 #[test]
