@@ -258,3 +258,32 @@ pub(crate) fn index_text(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn synchronous(s: &Store) -> i64 {
+        s.conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn without_fsync_restores_full_sync_even_after_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("engram.db"), Config::default()).unwrap();
+        const NORMAL: i64 = 1;
+        const FULL: i64 = 2;
+        assert_eq!(synchronous(&s), FULL);
+        let inside = s.without_fsync(|s| synchronous(s)).unwrap();
+        assert_eq!((inside, synchronous(&s)), (NORMAL, FULL));
+        // A server catches a panicking call and keeps its store: it must not go on
+        // committing without fsyncs.
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            s.without_fsync(|_| panic!("a bug mid-batch"))
+        }));
+        assert!(caught.is_err());
+        assert_eq!(synchronous(&s), FULL);
+    }
+}
