@@ -217,6 +217,29 @@ pub fn integrity(db: &Path) -> Vec<String> {
 pub fn missing(db: &Path, acked: &Acked) -> Vec<String> {
     let c = rusqlite::Connection::open(db).unwrap();
     c.busy_timeout(Duration::from_secs(30)).unwrap();
+    // A process killed before its first migration committed leaves the file without a
+    // schema: nothing can have been acknowledged then, and anything that was is lost.
+    let has_schema: bool = c
+        .query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'memories'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    if !has_schema {
+        return acked
+            .remembered
+            .iter()
+            .map(|u| format!("remembered {u} (the store has no schema)"))
+            .chain(
+                acked
+                    .corrected
+                    .iter()
+                    .map(|(o, n)| format!("correction #{o} -> #{n}")),
+            )
+            .chain(acked.forgotten.iter().map(|id| format!("forgotten #{id}")))
+            .collect();
+    }
     let uids: HashSet<String> = c
         .prepare("SELECT uid FROM memories")
         .unwrap()
