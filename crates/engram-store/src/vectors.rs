@@ -594,12 +594,7 @@ impl Store {
 
     /// The query's cosine with a memory's vector, when both exist.
     pub(crate) fn cosine_with(&self, query: &[f32], id: MemoryId) -> Option<f32> {
-        let index = self.index.as_ref()?;
-        match index.flat_vector(id) {
-            Some(v) => Some(dot(query, v)),
-            None if index.approximate() => self.stored_vector(id).map(|v| dot(query, &v)),
-            None => None,
-        }
+        self.vector_of(id).map(|v| dot(query, &v))
     }
 
     /// The query's cosine with each of `ids` that has a vector: one database read for the
@@ -611,7 +606,7 @@ impl Store {
         if !index.approximate() {
             return ids
                 .iter()
-                .filter_map(|id| index.flat_vector(*id).map(|v| (*id, dot(query, v))))
+                .filter_map(|id| Some((*id, self.cosine_with(query, *id)?)))
                 .collect();
         }
         let mut out = HashMap::with_capacity(ids.len());
