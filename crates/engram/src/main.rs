@@ -16,6 +16,7 @@ mod perf;
 mod setup;
 mod stress;
 mod vault_cli;
+mod web;
 
 use anyhow::Context;
 use clap::Parser;

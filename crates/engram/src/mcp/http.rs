@@ -76,6 +76,7 @@ pub async fn serve(
     );
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .merge(crate::web::routes(shared.clone()))
         .route(
             "/health",
             axum::routing::get(|| async {

@@ -1,0 +1,9 @@
+//! The web UI at `/ui`.
+
+use crate::mcp::Shared;
+use std::sync::Arc;
+
+/// This surface's routes (none yet).
+pub fn routes(_shared: Arc<Shared>) -> axum::Router {
+    axum::Router::new()
+}
