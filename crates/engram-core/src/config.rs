@@ -88,6 +88,10 @@ pub struct Config {
     pub resolve: bool,
     /// The similarity bands resolution uses (`[resolution]`).
     pub resolution: crate::resolve::Bands,
+    /// Whether a write through seed C's profile (`mem_save`) may supersede a memory it
+    /// contradicts. Off by default, as in C: the conflict is left pending for `mem_judge`,
+    /// which C's protocol tells agents to call. Native and B/A profiles supersede.
+    pub compat_c_auto_supersede: bool,
     /// Semantic links made when a memory is written: at most this many neighbours (A: 5).
     pub max_semantic_links: usize,
     /// A model's vectors are searched through an approximate (HNSW) index once there are
@@ -175,6 +179,7 @@ impl Default for Config {
             actr: ActrParams::default(),
             resolve: true,
             resolution: crate::resolve::Bands::default(),
+            compat_c_auto_supersede: false,
             max_semantic_links: 5,
             ann_threshold: 50_000,
             ann_quantization: AnnQuantization::F16,

@@ -51,13 +51,38 @@ pub fn detect(old: &str, new: &str) -> Option<Conflict> {
     if let Some(c) = reversion(&o, &n) {
         return Some(c);
     }
-    if let Some(c) = polarity_flip(&o, &n) {
+    // Another version, hash, ticket or user is another thing, not a new value for the same
+    // one: only an explicit change cue (above, or an update verb below) may replace it.
+    let other_thing = crate::identifiers::differ(old, new).is_some();
+    if !other_thing && let Some(c) = polarity_flip(&o, &n) {
         return Some(c);
     }
-    if let Some(c) = value_change(&o, &n) {
+    if let Some(c) = value_change(&o, &n).filter(|_| !other_thing || reports_update(&n)) {
         return Some(c);
+    }
+    if other_thing {
+        return None;
     }
     preference_flip(&o, &n)
+}
+
+/// Whether the new text says a value was changed ("raised to", "now", 改成, に変更).
+fn reports_update(n: &Analysis) -> bool {
+    n.raw
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| UPDATE_VERBS.contains(&stem(w).as_str()) || w == "now")
+        || [
+            "改成",
+            "改为",
+            "调到",
+            "调整",
+            "变成",
+            "に変更",
+            "に引き",
+            "になった",
+        ]
+        .iter()
+        .any(|c| n.raw.contains(c))
 }
 
 /// Verbs that report a new value ("raised to", "upgraded to"): not part of the statement.
@@ -67,7 +92,8 @@ const UPDATE_VERBS: &[&str] = &[
 ];
 
 /// Whether both texts carry numbers and they differ (another sprint, another version):
-/// such texts are distinct instances, never repeats of each other.
+/// such texts are distinct instances, never repeats of each other. Differing identifiers
+/// ("number 0" / "number 1", "EXP-17" / "EXP-19") count too.
 pub fn numbers_differ(old: &str, new: &str) -> bool {
     // "2am" and "02:00" name the same hour: leading zeros and zero fields do not count.
     let digits = |s: &str| -> std::collections::BTreeSet<String> {
@@ -78,7 +104,7 @@ pub fn numbers_differ(old: &str, new: &str) -> bool {
             .collect()
     };
     let (a, b) = (digits(old), digits(new));
-    !a.is_empty() && !b.is_empty() && a != b
+    (!a.is_empty() && !b.is_empty() && a != b) || crate::identifiers::differ(old, new).is_some()
 }
 
 const NUMBER_WORDS: &[&str] = &[
@@ -121,22 +147,7 @@ fn value_change(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     let (wo, wn) = (words(o), words(n));
     // "was lowered to", "now expire after": a new value is being reported, so a shared
     // subject (two words) is enough.
-    let reports_update = n
-        .raw
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| UPDATE_VERBS.contains(&stem(w).as_str()) || w == "now")
-        || [
-            "改成",
-            "改为",
-            "调到",
-            "调整",
-            "变成",
-            "に変更",
-            "に引き",
-            "になった",
-        ]
-        .iter()
-        .any(|c| n.raw.contains(c));
+    let reports_update = reports_update(n);
     let same_words = if wo.is_empty() && wn.is_empty() {
         cjk_shared(&o.raw, &n.raw) >= 2
     } else {
@@ -361,7 +372,12 @@ fn tokens(lower: &str) -> Vec<Tok> {
     let mut w = String::new();
     let flush = |w: &mut String, out: &mut Vec<Tok>| {
         if !w.is_empty() {
-            let raw = w.trim_matches('\'').to_string();
+            // A possessive names the thing itself: "Bun's test runner" is about Bun.
+            let raw = w
+                .strip_suffix("'s")
+                .unwrap_or(w)
+                .trim_matches('\'')
+                .to_string();
             if !raw.is_empty() {
                 out.push(Tok::Word {
                     stem: stem(&raw),

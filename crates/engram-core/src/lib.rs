@@ -12,6 +12,7 @@ pub mod embed;
 pub mod error;
 pub mod hooks;
 pub mod hub;
+pub mod identifiers;
 pub mod importance;
 pub mod kind;
 pub mod limits;

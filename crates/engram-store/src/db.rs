@@ -184,6 +184,21 @@ CREATE TABLE vault_files (
 ) WITHOUT ROWID;
 CREATE INDEX vault_files_uid ON vault_files (uid);
 "#,
+    // 7: evidence: a write folded into another memory (reinforce, merge) keeps its own text,
+    // title, source, session and time here, so no acknowledged word is ever lost.
+    r#"
+CREATE TABLE evidence (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id  INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    content    TEXT NOT NULL,
+    title      TEXT,
+    source     TEXT NOT NULL,
+    session_id TEXT,
+    action     TEXT NOT NULL,
+    at         INTEGER NOT NULL
+);
+CREATE INDEX evidence_memory ON evidence (memory_id, id);
+"#,
 ];
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.

@@ -12,6 +12,7 @@ mod ann;
 pub mod backup;
 mod db;
 mod error;
+pub mod evidence;
 pub mod frontmatter;
 pub mod fsutil;
 pub mod health;

@@ -47,6 +47,10 @@ pub struct RememberRequest {
     /// Resolve against similar memories (default: the `resolve` setting). Exact repeats
     /// and topic keys apply either way.
     pub resolve: Option<bool>,
+    /// May resolution retire a memory this write contradicts (default yes)? `false` leaves
+    /// the conflict pending as a judgment with the old memory as a candidate (seed C's
+    /// protocol: the agent judges with `mem_judge`).
+    pub supersede: Option<bool>,
 }
 
 /// Fields to change in [`Store::update`]; `None` keeps the current value.
@@ -180,6 +184,9 @@ pub struct MemoryDetail {
     pub revisions: Vec<Revision>,
     /// Verdicts, pending or judged, on this memory and related ones.
     pub judgments: Vec<crate::maintain::Judgment>,
+    /// Writes folded into this memory (reinforce, merge), each with its own words, title,
+    /// source and time, oldest first.
+    pub evidence: Vec<crate::evidence::Evidence>,
 }
 
 /// A memory's text before one change.
@@ -500,6 +507,16 @@ impl Store {
                 _ => related.push((n.memory.id, n.closeness)),
             }
         }
+        // A caller that judges conflicts itself gets them as candidates instead.
+        if req.supersede == Some(false) {
+            for (id, _) in supersede.drain(..) {
+                let closeness = neighbours
+                    .iter()
+                    .find(|n| n.memory.id == id)
+                    .map_or(0.0, |n| n.closeness);
+                related.push((id, closeness));
+            }
+        }
         // The latest truth wins over a merge.
         if !supersede.is_empty()
             && let Some((id, _)) = absorb.take()
@@ -667,6 +684,23 @@ impl Store {
                     RememberAction::Reinforced
                 }
             };
+            crate::evidence::write(
+                &tx,
+                m.id,
+                &m.content,
+                &crate::evidence::Evidence {
+                    content: content.clone(),
+                    title: req.title.clone(),
+                    source: req.source.clone().unwrap_or_else(|| "unknown".into()),
+                    session_id: req.session_id.clone(),
+                    action: match action {
+                        RememberAction::Merged => "merge",
+                        _ => "reinforce",
+                    }
+                    .into(),
+                    at: req.created_at.unwrap_or(now),
+                },
+            )?;
             add_event(
                 &tx,
                 m.id,
@@ -1355,7 +1389,9 @@ impl Store {
         let revisions = self.revisions_of(memory.id)?;
         let judgments = self.judgments_of(memory.id)?;
         let tier_reason = self.tier_reason(&memory, superseded_by, strength)?;
+        let evidence = crate::evidence::of(&self.conn, memory.id)?;
         Ok(MemoryDetail {
+            evidence,
             memory,
             activation,
             event_counts,

@@ -131,6 +131,8 @@ pub struct ImportedMemory {
     pub review_after: Option<Millis>,
     pub events: Option<Vec<EventRow>>,
     pub revisions: Vec<RevisionRow>,
+    /// Writes folded into the memory ([`crate::evidence`]).
+    pub evidence: Vec<crate::evidence::Evidence>,
     /// Keep `memory.id` when that id is free in the target store.
     pub keep_id: bool,
 }
@@ -142,6 +144,7 @@ impl ImportedMemory {
             review_after: None,
             events: None,
             revisions: Vec::new(),
+            evidence: Vec::new(),
             keep_id: false,
         }
     }
@@ -394,12 +397,19 @@ impl Store {
                         ])?;
                         report.created("revisions");
                     }
+                    for e in &im.evidence {
+                        crate::evidence::insert(&tx, id, e)?;
+                        report.created("evidence");
+                    }
                 }
                 Ok(None) => {
                     report.skipped("memories");
                     let n = im.events.as_ref().map_or(0, Vec::len);
                     if n > 0 {
                         *report.skipped.entry("events").or_default() += n;
+                    }
+                    if !im.evidence.is_empty() {
+                        *report.skipped.entry("evidence").or_default() += im.evidence.len();
                     }
                     if !im.revisions.is_empty() {
                         *report.skipped.entry("revisions").or_default() += im.revisions.len();
@@ -522,7 +532,7 @@ impl Store {
     }
 
     /// Writes the whole store as JSONL: a header line, then one object per line with a
-    /// `type` (memory, revision, event, link, session, prompt, judgment).
+    /// `type` (memory, revision, evidence, event, link, session, prompt, judgment).
     pub fn export_jsonl(&self, out: &mut dyn Write) -> Result<ExportReport> {
         let io = |source: std::io::Error| Error::Io {
             path: "export".into(),
@@ -597,6 +607,26 @@ impl Store {
                 v["type"] = "revision".into();
                 v["memory"] = uid(r.get(0)?)?.into();
                 line(v, "revisions")?;
+            }
+        }
+        {
+            let mut stmt = conn.prepare(
+                "SELECT memory_id, content, title, source, session_id, action, at FROM evidence ORDER BY memory_id, id",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let row = crate::evidence::Evidence {
+                    content: r.get(1)?,
+                    title: r.get(2)?,
+                    source: r.get(3)?,
+                    session_id: r.get(4)?,
+                    action: r.get(5)?,
+                    at: r.get(6)?,
+                };
+                let mut v = serde_json::to_value(&row).expect("serialises");
+                v["type"] = "evidence".into();
+                v["memory"] = uid(r.get(0)?)?.into();
+                line(v, "evidence")?;
             }
         }
         {
@@ -776,12 +806,13 @@ pub fn read_jsonl(input: &mut dyn BufRead) -> Result<Batch> {
                         review_after,
                         events: Some(Vec::new()),
                         revisions: Vec::new(),
+                        evidence: Vec::new(),
                         keep_id: true,
                     });
                 }
                 Err(e) => warn(&mut batch, e.to_string()),
             },
-            "event" | "revision" => {
+            "event" | "revision" | "evidence" => {
                 let Some(i) = v
                     .get("memory")
                     .and_then(|m| m.as_str())
@@ -794,6 +825,11 @@ pub fn read_jsonl(input: &mut dyn BufRead) -> Result<Batch> {
                 if ty == "event" {
                     match serde_json::from_value::<EventRow>(v) {
                         Ok(e) => batch.memories[i].events.get_or_insert_default().push(e),
+                        Err(e) => warn(&mut batch, e.to_string()),
+                    }
+                } else if ty == "evidence" {
+                    match serde_json::from_value::<crate::evidence::Evidence>(v) {
+                        Ok(e) => batch.memories[i].evidence.push(e),
                         Err(e) => warn(&mut batch, e.to_string()),
                     }
                 } else {

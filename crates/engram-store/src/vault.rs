@@ -518,6 +518,39 @@ pub fn render(m: &Memory, links: &[(String, LinkKind, f64)]) -> String {
     s
 }
 
+/// [`render`] plus the writes folded into the memory, one quoted line each in the front
+/// matter (`evidence:`), so the vault too holds every acknowledged word. Reindex leaves
+/// the key alone; the database keeps the rows.
+pub fn render_with_evidence(
+    m: &Memory,
+    links: &[(String, LinkKind, f64)],
+    evidence: &[crate::evidence::Evidence],
+) -> String {
+    let text = render(m, links);
+    if evidence.is_empty() {
+        return text;
+    }
+    let mut lines = String::from("evidence:\n");
+    for e in evidence {
+        let title = e
+            .title
+            .as_ref()
+            .map(|t| format!(" titled {t:?}"))
+            .unwrap_or_default();
+        let line = format!(
+            "{} {} from {}{title}: {}",
+            time::format(e.at),
+            e.action,
+            e.source,
+            e.content
+        );
+        lines.push_str(&format!("  - {}\n", quote(&line)));
+    }
+    // Just before the closing `---` of the front matter.
+    let end = text[4..].find("\n---\n").map_or(0, |i| i + 5);
+    format!("{}{lines}{}", &text[..end], &text[end..])
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
@@ -757,7 +790,7 @@ fn write_memory(
         .map(|(p, ..)| stem_of(p).to_string())
         .unwrap_or_else(|| new_stem(m));
     let rel = format!("{}/{}.md", folder_for(m), stem);
-    let text = render(m, &links);
+    let text = render_with_evidence(m, &links, &crate::evidence::of(conn, m.id)?);
     // A file changed by hand since engram wrote it, now overwritten by a database change:
     // keep its text as a revision, so nothing typed is lost.
     for (p, hash, size, mtime) in &existing {

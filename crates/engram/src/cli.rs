@@ -36,6 +36,8 @@ pub enum Command {
     Forget(IdArg),
     /// Bring a memory back from the trash or the archive; with --from, restore a backup.
     Restore(RestoreArgs),
+    /// Undo a supersession: the memory is active again (the link stays as history).
+    Unsupersede(IdArg),
     /// Delete a memory for good (only from the trash, unless --force).
     Purge(PurgeArgs),
     /// Link two memories.

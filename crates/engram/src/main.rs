@@ -418,6 +418,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 format!("#{} restored: {} -> {}", o.id, o.from, o.to)
             });
         }
+        Command::Unsupersede(a) => {
+            let mut store = open_store()?;
+            let out = store.unsupersede(&IdRef::parse(&a.id)?)?;
+            vault_cli::sync(&mut store);
+            output::value(&out, json, |o| match o.superseded_by {
+                Some(by) => format!(
+                    "#{} is active again (it had been superseded by #{by})",
+                    o.id
+                ),
+                None => format!("#{} is active again", o.id),
+            });
+        }
         Command::Purge(a) => {
             let mut store = open_store()?;
             let out = store.purge(&IdRef::parse(&a.id)?, a.force)?;

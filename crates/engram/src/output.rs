@@ -195,6 +195,7 @@ pub fn show(d: &MemoryDetail, history: bool, as_json: bool) {
 }
 
 fn revisions(d: &MemoryDetail) {
+    evidence(d);
     if d.revisions.is_empty() {
         println!("\nno earlier revisions");
         return;
@@ -206,6 +207,23 @@ fn revisions(d: &MemoryDetail) {
             r.reason,
             time::format(r.at),
             r.content
+        );
+    }
+}
+
+/// The writes folded into the memory, each in its own words.
+fn evidence(d: &MemoryDetail) {
+    for e in &d.evidence {
+        println!(
+            "\n--- evidence ({} of a write from {} on {}{}) ---\n{}",
+            e.action,
+            e.source,
+            time::format(e.at),
+            e.title
+                .as_ref()
+                .map(|t| format!(", titled {t:?}"))
+                .unwrap_or_default(),
+            e.content
         );
     }
 }

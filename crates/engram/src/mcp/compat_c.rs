@@ -153,6 +153,9 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         source: ctx.source(None),
         session_id: a.session_id,
         metadata: Some(json!({ "c_type": ctype })),
+        // C leaves contradictions for the agent to judge (`mem_judge`) unless the user
+        // opted in to engram's automatic supersession.
+        supersede: Some(ctx.store.config().compat_c_auto_supersede),
         ..Default::default()
     })?;
     let mut text = match out.action {

@@ -282,6 +282,11 @@ fn restore(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     Ok(json(&ctx.store.restore(&a.id.to_ref("id")?)?))
 }
 
+fn unsupersede(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: IdArgs = parse(args)?;
+    Ok(json(&ctx.store.unsupersede(&a.id.to_ref("id")?)?))
+}
+
 fn pin(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: IdArgs = parse(args)?;
     let m = ctx.store.set_pinned(&a.id.to_ref("id")?, true)?;
@@ -722,6 +727,14 @@ pub fn tools() -> Vec<ToolSpec> {
             hints: WRITE,
             schema: schema_of::<IdArgs>,
             call: restore,
+        },
+        ToolSpec {
+            name: "unsupersede",
+            title: "Undo a supersession",
+            description: "Make a superseded memory active again when the write that replaced it was wrong. The supersession stays in its history; both memories are active afterwards.",
+            hints: WRITE,
+            schema: schema_of::<IdArgs>,
+            call: unsupersede,
         },
         ToolSpec {
             name: "session_start",

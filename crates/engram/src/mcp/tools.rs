@@ -261,6 +261,7 @@ pub const ADMIN: &[&str] = &[
     "unpin",
     "explain",
     "restore",
+    "unsupersede",
     "session_start",
     "session_end",
     "review",

@@ -1,0 +1,151 @@
+//! Identifiers: the tokens that say *which* thing a text is about (a version, a hash, a
+//! ticket, an invoice number, a date, "client 7", "user u3"), as opposed to quantities that
+//! say *how much* of it there is ("timeout 30s", "five retries").
+//!
+//! Two texts alike in every word but an identifier are two things (release v1.4.2 and
+//! v1.4.3, one user's crash report and another's, two invoices), not an update: the
+//! value-change and flip rules must not retire one for the other unless a change cue says
+//! so. A differing quantity is what an update looks like. Pure, no I/O.
+
+use std::collections::BTreeSet;
+
+/// Nouns that make the plain number after them a name ("client 7", "sprint 12", "#42").
+/// Attributes a thing has one value of at a time (port, version, timeout) are not here:
+/// "port 8080" → "port 9090" is an update of the same slot.
+const NAMING_NOUNS: &[&str] = &[
+    "client",
+    "user",
+    "customer",
+    "note",
+    "ticket",
+    "issue",
+    "pr",
+    "build",
+    "sprint",
+    "release",
+    "invoice",
+    "order",
+    "incident",
+    "commit",
+    "run",
+    "job",
+    "task",
+    "item",
+    "case",
+    "story",
+    "epic",
+    "account",
+    "host",
+    "node",
+    "server",
+    "room",
+    "batch",
+    "step",
+    "test",
+    "patch",
+    "milestone",
+    "chapter",
+    "section",
+    "id",
+    "no",
+    "number",
+    "cve",
+    "rfc",
+    "bug",
+    "feature",
+    "request",
+    "session",
+    "agent",
+    "worker",
+    "shard",
+    "replica",
+    "cluster",
+    "team",
+    "squad",
+];
+
+/// The identifiers in a text, lower-cased: every token holding a digit that is not a plain
+/// quantity, and plain numbers named by the noun before them. CJK text counts its ASCII
+/// runs the same way.
+pub fn of(text: &str) -> BTreeSet<String> {
+    let lower = text.to_lowercase();
+    let toks: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || "._-#:/".contains(c)) || is_cjk(c))
+        .map(|t| t.trim_matches(|c: char| ".:-/_".contains(c)))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut out = BTreeSet::new();
+    for (i, t) in toks.iter().enumerate() {
+        if !t.chars().any(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let named = i > 0 && NAMING_NOUNS.contains(&toks[i - 1].trim_end_matches('s'));
+        if named || t.starts_with('#') || !is_quantity(t) {
+            out.insert(t.to_string());
+        }
+    }
+    out
+}
+
+/// A number, possibly with a decimal part, a time of day or a unit glued on ("30s",
+/// "10mb", "2am", "10:30", "1.5", "50%"), and nothing else.
+fn is_quantity(t: &str) -> bool {
+    let digits_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == ':'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits_end);
+    if num.is_empty() || num.matches('.').count() > 1 || num.ends_with(':') {
+        return false;
+    }
+    unit.is_empty() || (unit.len() <= 7 && unit.chars().all(|c| c.is_alphabetic() || c == '%'))
+}
+
+fn is_cjk(c: char) -> bool {
+    crate::text::is_cjk(c)
+}
+
+/// The identifiers one text has and the other lacks, when both name some and they differ:
+/// `Some("v1.4.2 ≠ v1.4.3")`. `None` when they agree or either names none.
+pub fn differ(old: &str, new: &str) -> Option<String> {
+    let (a, b) = (of(old), of(new));
+    if a.is_empty() || b.is_empty() || a == b || b.is_subset(&a) || a.is_subset(&b) {
+        return None;
+    }
+    let gone: Vec<&str> = a.difference(&b).map(String::as_str).collect();
+    let came: Vec<&str> = b.difference(&a).map(String::as_str).collect();
+    Some(format!("{} ≠ {}", gone.join(" "), came.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_quantities() {
+        let ids = |s: &str| of(s).into_iter().collect::<Vec<_>>();
+        assert_eq!(
+            ids("Release v1.4.2 shipped with commit 3f9a2c1."),
+            ["3f9a2c1", "v1.4.2"]
+        );
+        assert_eq!(ids("Client 7 wrote note 12 about the build"), ["12", "7"]);
+        assert_eq!(ids("Invoice INV-2024-031 for 1200 EUR"), ["inv-2024-031"]);
+        assert_eq!(ids("Deployed on 2026-03-01 at 10:30"), ["2026-03-01"]);
+        assert!(ids("The timeout is 30s and retries are 5, 50% of 2.5mb").is_empty());
+        assert_eq!(ids("用户u3x4在构建1234上报告了崩溃"), ["u3x4"]);
+    }
+
+    #[test]
+    fn differing_identifiers_name_two_things() {
+        assert!(
+            differ(
+                "Release v1.4.2 shipped with commit 3f9a2c1.",
+                "Release v1.4.3 shipped with commit 8b7d0e4."
+            )
+            .is_some()
+        );
+        assert!(differ("Invoice INV-001 was paid.", "Invoice INV-002 was paid.").is_some());
+        assert!(differ("The timeout is 30s.", "The timeout is 10s.").is_none());
+        assert!(differ("Release v1.4.2 shipped.", "Release v1.4.2 shipped late.").is_none());
+        assert!(differ("Build 12 passed.", "All tests pass.").is_none());
+    }
+}
