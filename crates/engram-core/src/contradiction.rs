@@ -57,13 +57,30 @@ pub fn detect(old: &str, new: &str) -> Option<Conflict> {
     if !other_thing && let Some(c) = polarity_flip(&o, &n) {
         return Some(c);
     }
-    if let Some(c) = value_change(&o, &n).filter(|_| !other_thing || reports_update(&n)) {
+    if let Some(c) = value_change(&o, &n).filter(|_| !other_thing || reports_new_value(&n)) {
         return Some(c);
     }
     if other_thing {
         return None;
     }
     preference_flip(&o, &n)
+}
+
+/// Stricter than [`reports_update`], for texts about another identifier: the update verb
+/// must point at the new value ("upgraded to", "moved from", "now"), so "raised conversion
+/// by 2 %" is a result, not a change of what the old text said.
+fn reports_new_value(n: &Analysis) -> bool {
+    let words: Vec<&str> = n
+        .raw
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let pointed = words.windows(2).any(|w| {
+        UPDATE_VERBS.contains(&stem(w[0]).as_str()) && matches!(w[1], "to" | "from" | "back")
+    });
+    pointed
+        || words.contains(&"now")
+        || (n.raw.chars().any(crate::text::is_cjk) && reports_update(n))
 }
 
 /// Whether the new text says a value was changed ("raised to", "now", 改成, に変更).
@@ -80,6 +97,20 @@ fn reports_update(n: &Analysis) -> bool {
             "に変更",
             "に引き",
             "になった",
+            "推迟",
+            "延期",
+            "延后",
+            "放宽",
+            "收紧",
+            "升级到",
+            "降到",
+            "提高到",
+            "に延期",
+            "へ延期",
+            "に延長",
+            "に短縮",
+            "に上げ",
+            "に下げ",
         ]
         .iter()
         .any(|c| n.raw.contains(c))
@@ -149,7 +180,14 @@ fn value_change(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     // subject (two words) is enough.
     let reports_update = reports_update(n);
     let same_words = if wo.is_empty() && wn.is_empty() {
-        cjk_shared(&o.raw, &n.raw) >= 2
+        // Without a cue, CJK text must be the same but for its numbers: 上期 and 下期 are
+        // two budgets, not one changed.
+        let letters = |s: &str| -> String {
+            s.chars()
+                .filter(|c| crate::text::is_cjk(*c) || c.is_alphabetic())
+                .collect()
+        };
+        cjk_shared(&o.raw, &n.raw) >= 2 && (reports_update || letters(&o.raw) == letters(&n.raw))
     } else {
         let inter = wo.intersection(&wn).count();
         let smaller = wo.len().min(wn.len()).max(1);

@@ -100,6 +100,15 @@ fn is_quantity(t: &str) -> bool {
     unit.is_empty() || (unit.len() <= 7 && unit.chars().all(|c| c.is_alphabetic() || c == '%'))
 }
 
+/// `2026-05-20`, `2026/05/20`, `05-20`: digit groups joined by `-` or `/`.
+fn is_date(t: &str) -> bool {
+    let parts: Vec<&str> = t.split(['-', '/']).collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()))
+}
+
 fn is_cjk(c: char) -> bool {
     crate::text::is_cjk(c)
 }
@@ -113,6 +122,11 @@ pub fn differ(old: &str, new: &str) -> Option<String> {
     }
     let gone: Vec<&str> = a.difference(&b).map(String::as_str).collect();
     let came: Vec<&str> = b.difference(&a).map(String::as_str).collect();
+    // A shared identifier names the same thing; when only its date moved ("v5.0.0 on
+    // 2026-05-20" → "v5.0.0 postponed to 2026-06-03") that is a new value, not a new thing.
+    if a.intersection(&b).next().is_some() && gone.iter().all(|t| is_date(t)) {
+        return None;
+    }
     Some(format!("{} ≠ {}", gone.join(" "), came.join(" ")))
 }
 
@@ -147,5 +161,46 @@ mod tests {
         assert!(differ("The timeout is 30s.", "The timeout is 10s.").is_none());
         assert!(differ("Release v1.4.2 shipped.", "Release v1.4.2 shipped late.").is_none());
         assert!(differ("Build 12 passed.", "All tests pass.").is_none());
+        assert!(
+            differ(
+                "v5.0.0 ships on 2026-05-20.",
+                "v5.0.0 slipped to 2026-06-03."
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn another_thing_is_not_a_new_value_without_a_cue() {
+        use crate::contradiction::detect;
+        for (a, b) in [
+            (
+                "Release v1.4.2 shipped with commit 3f9a2c1.",
+                "Release v1.4.3 shipped with commit 8b7d0e4.",
+            ),
+            (
+                "Experiment EXP-17 (blue CTA) raised conversion by 2.1%, p=0.03.",
+                "Experiment EXP-19 (shorter form) raised conversion by 0.4%, p=0.41.",
+            ),
+            (
+                "2026年度上期のインフラ予算は1,200万円。",
+                "2026年度下期のインフラ予算は1,350万円。",
+            ),
+            (
+                "db-slave-01 的磁盘是 2TB SSD。",
+                "db-slave-02 的磁盘是 4TB SSD。",
+            ),
+        ] {
+            assert_eq!(detect(a, b), None, "{a} → {b}");
+        }
+        // A cue pointing at the new value still replaces it.
+        assert!(
+            detect(
+                "Staging runs Node 18.17.0.",
+                "Staging was upgraded to Node 20.11.1."
+            )
+            .is_some()
+        );
+        assert!(detect("タイムアウトは30秒", "タイムアウトは60秒").is_some());
     }
 }

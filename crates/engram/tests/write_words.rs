@@ -308,3 +308,119 @@ fn every_acknowledged_word_survives_resolution_under_concurrency() {
     // The near-duplicates were folded into other memories: the evidence path ran.
     assert!(evidence > 0, "no write was folded into another memory");
 }
+
+/// Writes through the CLI with resolution on; returns the JSON reply.
+fn cli_json(home: &std::path::Path, args: &[&str]) -> Value {
+    let out = command(home)
+        .envs(RESOLVE_ON.iter().copied())
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_supersession_is_undone_in_one_step_from_the_cli_and_mcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let old = cli_json(
+        home,
+        &[
+            "remember",
+            "The project database is PostgreSQL.",
+            "--room",
+            "app",
+        ],
+    );
+    let new = cli_json(
+        home,
+        &[
+            "remember",
+            "We switched from PostgreSQL to SQLite for the project database.",
+            "--room",
+            "app",
+        ],
+    );
+    assert_eq!(new["action"], "superseded", "{new}");
+    let id = old["id"].as_i64().unwrap().to_string();
+    let u = cli_json(home, &["unsupersede", &id]);
+    assert_eq!(u["superseded_by"], new["id"], "{u}");
+    let shown = cli_json(home, &["show", &id]);
+    assert_eq!(shown["memory"]["tier"], "active", "{shown}");
+    // Again: refused, naming the field.
+    let out = command(home).args(["unsupersede", &id]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not superseded"));
+
+    // The MCP tool, in the admin set.
+    let a = cli_json(
+        home,
+        &["remember", "The queue is RabbitMQ.", "--room", "app"],
+    );
+    let b = cli_json(
+        home,
+        &[
+            "remember",
+            "We moved from RabbitMQ to NATS for the queue.",
+            "--room",
+            "app",
+        ],
+    );
+    assert_eq!(b["action"], "superseded", "{b}");
+    let mut m = Mcp::start_with(home, &["--tools", "admin"], "admin", RESOLVE_ON);
+    let r = m.call("unsupersede", json!({"id": a["id"]}));
+    assert_ne!(r["isError"], true, "{r}");
+    assert_eq!(r["structuredContent"]["superseded_by"], b["id"], "{r}");
+}
+
+#[test]
+fn compat_c_leaves_contradictions_for_mem_judge_unless_opted_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let save = |m: &mut Mcp, content: &str| -> Value {
+        let r = m.call(
+            "mem_save",
+            json!({"title": "Database", "content": content, "project": "app"}),
+        );
+        assert_ne!(r["isError"], true, "{r}");
+        r["structuredContent"].clone()
+    };
+    let mut c = Mcp::start_with(home, &["--tools", "compat-c"], "c", RESOLVE_ON);
+    let a = save(&mut c, "The project database is PostgreSQL.");
+    let b = save(
+        &mut c,
+        "We switched from PostgreSQL to SQLite for the project database.",
+    );
+    assert!(
+        b["result"]
+            .as_str()
+            .unwrap()
+            .contains("CONFLICT REVIEW PENDING"),
+        "{b}"
+    );
+    assert_eq!(b["candidates"][0]["id"], a["id"], "{b}");
+    let shown = cli_json(home, &["show", &a["id"].to_string()]);
+    assert_eq!(
+        shown["memory"]["tier"], "active",
+        "C leaves it to the agent"
+    );
+    drop(c);
+
+    // Opted in: engram's automatic supersession.
+    let env = [
+        ("ENGRAM_RESOLVE", "true"),
+        ("ENGRAM_COMPAT_C_AUTO_SUPERSEDE", "true"),
+    ];
+    let mut c = Mcp::start_with(home, &["--tools", "compat-c"], "c", &env);
+    let x = save(&mut c, "The cache is Memcached.");
+    let y = save(&mut c, "We replaced Memcached with Redis for the cache.");
+    assert!(y["result"].as_str().unwrap().contains("supersedes"), "{y}");
+    let shown = cli_json(home, &["show", &x["id"].to_string()]);
+    assert_eq!(shown["memory"]["tier"], "superseded", "{shown}");
+}
