@@ -188,6 +188,44 @@ pub fn decide(
     Decision::Related
 }
 
+/// In words, what was read against the nearest memory `#id` and why the action followed:
+/// the line `remember` returns (`why`) and logs on the memory's event (`explain` shows it).
+pub fn why(d: &Decision, id: i64, existing: &str, incoming: &str, sim: Similarity) -> String {
+    let measures = match sim.cosine {
+        Some(c) => format!(
+            "word overlap {:.2}, {:.0} % of its terms kept, cosine {c:.2} of 2",
+            sim.lexical,
+            sim.contained * 100.0
+        ),
+        None => format!(
+            "word overlap {:.2}, {:.0} % of its terms kept",
+            sim.lexical,
+            sim.contained * 100.0
+        ),
+    };
+    match d {
+        Decision::Supersede { conflict } => {
+            format!(
+                "replaces #{id}: {:?} ({}); {measures}",
+                conflict.kind, conflict.cue
+            )
+        }
+        Decision::Reinforce => format!("repeats #{id} in other words; {measures}"),
+        Decision::Merge { .. } => format!("adds detail to #{id}; {measures}"),
+        Decision::Related | Decision::Unrelated => {
+            match crate::identifiers::differ(existing, incoming) {
+                Some(ids) => format!(
+                    "about another thing than #{id}: its identifiers differ ({ids}) and no change cue says the value changed; {measures}"
+                ),
+                None if matches!(d, Decision::Related) => format!(
+                    "related to #{id} but neither a repeat, an addition nor a recognised change; offered to judge; {measures}"
+                ),
+                None => format!("nothing close enough (nearest #{id}); {measures}"),
+            }
+        }
+    }
+}
+
 /// [`Similarity::contained`] at or above this: the new text restates the old one.
 pub const CONTAINED: f64 = 0.9;
 

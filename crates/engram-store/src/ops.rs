@@ -100,6 +100,10 @@ pub struct RememberOutcome {
     /// Secrets removed before storing, by rule.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<engram_core::redact::Redaction>,
+    /// What resolution read against the nearest memory and why the action followed
+    /// (absent when nothing was compared: exact repeats, topic keys, resolution off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -481,6 +485,7 @@ impl Store {
         let mut absorb: Option<(MemoryId, Option<String>)> = None;
         let mut related: Vec<(MemoryId, f64)> = Vec::new();
         let mut linkable: Vec<(MemoryId, f64)> = Vec::new();
+        let mut why: Option<String> = None;
         for n in &neighbours {
             let d = engram_core::resolve::decide(
                 &n.memory.content,
@@ -489,6 +494,15 @@ impl Store {
                 &bands,
                 n.memory.kind == kind,
             );
+            if why.is_none() {
+                why = Some(engram_core::resolve::why(
+                    &d,
+                    n.memory.id,
+                    &n.memory.content,
+                    &content,
+                    n.sim,
+                ));
+            }
             if !matches!(d, Decision::Unrelated) {
                 linkable.push((n.memory.id, n.closeness));
             }
@@ -509,6 +523,9 @@ impl Store {
         }
         // A caller that judges conflicts itself gets them as candidates instead.
         if req.supersede == Some(false) {
+            if !supersede.is_empty() {
+                why = why.map(|w| format!("left for judgment (this caller judges conflicts): {w}"));
+            }
             for (id, _) in supersede.drain(..) {
                 let closeness = neighbours
                     .iter()
@@ -548,6 +565,7 @@ impl Store {
             conflict: None,
             revision: None,
             redacted: redacted.clone(),
+            why: None,
         };
         if let Some(id) = find_duplicate(&tx, &hash, &room, &content)? {
             let uid: String =
@@ -708,16 +726,21 @@ impl Store {
                 self.config.reinforce_weight,
                 now,
                 req.session_id.as_deref(),
-                Some(match action {
-                    RememberAction::Merged => "merged a similar remember",
-                    _ => "similar remember",
-                }),
+                Some(&format!(
+                    "{}: {}",
+                    match action {
+                        RememberAction::Merged => "merged a similar remember",
+                        _ => "similar remember",
+                    },
+                    why.as_deref().unwrap_or("")
+                )),
             )?;
             let candidates = open_judgments(&tx, m.id, &related, req.session_id.as_deref(), now)?;
             let revisions = revision_count(&tx, m.id)?;
             tx.commit()?;
             let mut out = base(action, m.id, m.uid);
             out.candidates = candidates;
+            out.why = why;
             if action == RememberAction::Merged {
                 out.revision = Some(revisions + 1);
             }
@@ -769,7 +792,7 @@ impl Store {
             w,
             at,
             req.session_id.as_deref(),
-            None,
+            why.as_deref(),
         )?;
         for &dst in &related_ids {
             upsert_link(
@@ -845,6 +868,7 @@ impl Store {
         out.touched = touched;
         out.conflict = conflict;
         out.candidates = candidates;
+        out.why = why;
         Ok(out)
     }
 

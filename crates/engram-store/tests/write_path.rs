@@ -113,6 +113,8 @@ fn reported_engineering_pairs_are_two_memories() {
         let x = put(&mut s, a, "test");
         let y = put(&mut s, b, "test");
         assert_eq!(y.action, RememberAction::Created, "{b}");
+        let why = y.why.as_deref().unwrap();
+        assert!(why.contains("identifiers differ"), "{why}");
         assert_ne!(x.id, y.id);
         assert_eq!(s.get(&IdRef::Id(x.id)).unwrap().tier, Tier::Active, "{a}");
     }

@@ -58,6 +58,9 @@ pub fn remember(o: &RememberOutcome, as_json: bool) {
             }
         }
         line.push_str(&format!(" (room {})", o.room));
+        if let Some(w) = &o.why {
+            line.push_str(&format!("\n  why: {w}"));
+        }
         for c in &o.candidates {
             line.push_str(&format!(
                 "\n  related: #{} {} (judge with: engram judge {} <verdict>)",
