@@ -48,7 +48,7 @@ fn distinct_text(client: usize, i: usize) -> String {
 /// A near-duplicate of another client's text: other case and punctuation, or a prefix.
 fn near_duplicate(client: usize, i: usize, clients: usize) -> String {
     let t = distinct_text((client + 1) % clients, i);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         format!("{}!", t.trim_end_matches('.').to_uppercase())
     } else {
         format!("Reminder: {t}")
