@@ -294,6 +294,13 @@ fn change_of_state(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     {
         return None;
     }
+    // "tabs, not spaces" after "tabs over spaces": the old text had already left X.
+    if let Some(co) = &o.choice
+        && !ch.left.is_empty()
+        && ch.left.iter().all(|w| co.rejected.contains(w))
+    {
+        return None;
+    }
     let related = if ch.left.is_empty() {
         o.shares_content_with(n)
     } else {
@@ -350,6 +357,14 @@ fn preference_flip(o: &Analysis, n: &Analysis) -> Option<Conflict> {
         return None;
     }
     if o.polarity == Some(-1) || n.polarity == Some(-1) {
+        return None;
+    }
+    // "Redis is also used as the Celery broker": a second use beside the first.
+    if n.raw
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "also" | "too" | "additionally"))
+        || n.raw.contains("as well")
+    {
         return None;
     }
     let cue = || {

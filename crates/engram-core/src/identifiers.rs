@@ -171,7 +171,7 @@ mod tests {
     }
 
     #[test]
-    fn another_thing_is_not_a_new_value_without_a_cue() {
+    fn another_thing_agreement_or_addition_is_no_change() {
         use crate::contradiction::detect;
         for (a, b) in [
             (
@@ -193,6 +193,21 @@ mod tests {
         ] {
             assert_eq!(detect(a, b), None, "{a} → {b}");
         }
+        // Agreement and addition are no change either.
+        assert_eq!(
+            detect(
+                "User prefers tabs over spaces.",
+                "Indent with tabs, not spaces; that's what the user likes."
+            ),
+            None
+        );
+        assert_eq!(
+            detect(
+                "Redis is used as the session store.",
+                "Redis is also used as the Celery broker for background jobs."
+            ),
+            None
+        );
         // A cue pointing at the new value still replaces it.
         assert!(
             detect(
