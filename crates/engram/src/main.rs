@@ -133,6 +133,13 @@ pub(crate) fn load_config(home: &Home) -> anyhow::Result<engram_core::Config> {
     Ok(loaded.config)
 }
 
+/// Seed C's `ENGRAM_PROJECT`: the server's project when `--project`/`--room` is absent.
+fn env_project() -> Option<String> {
+    std::env::var("ENGRAM_PROJECT")
+        .ok()
+        .filter(|p| !p.trim().is_empty())
+}
+
 /// Opens the store without loading the embedding model (commands that need no search).
 fn open_store() -> anyhow::Result<Store> {
     let home = home()?;
@@ -602,12 +609,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(a) => vault_cli::import(&mut open_store()?, a, json)?,
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,
-        Command::Mcp(a) => run_server(a.tools, a.room, None)?,
-        Command::Serve(a) => run_server(a.tools, a.room, Some(a.addr))?,
+        Command::Mcp(a) => run_server(a.tools, a.room.or_else(env_project), None)?,
+        Command::Serve(a) => {
+            let port = std::env::var("ENGRAM_PORT").ok();
+            let addr = cli::serve_addr(a.addr.as_deref(), port.as_deref())
+                .map_err(|e| anyhow::anyhow!("serve: {e}"))?;
+            run_server(a.tools, a.room.or_else(env_project), Some(addr))?
+        }
         Command::Setup(a) => {
             let ok = setup::run(
                 setup::Options {
-                    agents: a.agents,
+                    agents: match (a.agent, a.agents) {
+                        (Some(one), Some(list)) => Some(format!("{one},{list}")),
+                        (one, list) => one.or(list),
+                    },
                     non_interactive: a.non_interactive,
                     dry_run: a.dry_run,
                     remove: a.remove,
