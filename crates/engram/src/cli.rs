@@ -60,6 +60,22 @@ pub enum Command {
     Candidates(CandidatesArgs),
     /// Counts by kind, tier and room; links and events.
     Stats,
+    /// Seed C's search: its text (or --json), over engram's recall.
+    Search(crate::seed_c_cli::SearchArgs),
+    /// Seed C's save: a titled memory (`--type`, `--project`, `--scope`, `--topic`).
+    Save(crate::seed_c_cli::SaveArgs),
+    /// Seed C's timeline: the memories around one in its session.
+    Timeline(crate::seed_c_cli::TimelineArgs),
+    /// Seed C's projects (`list`).
+    #[command(subcommand)]
+    Projects(crate::seed_c_cli::ProjectsCommand),
+    /// Seed C's conflicts (`list`): relations awaiting a verdict.
+    #[command(subcommand)]
+    Conflicts(crate::seed_c_cli::ConflictsCommand),
+    /// Write `.engram/config.json` naming this folder's project (seed C's `init`).
+    Init(crate::seed_c_cli::InitArgs),
+    /// Print engram's version.
+    Version,
     /// Serve MCP over stdio (for a client that starts engram itself).
     Mcp(McpArgs),
     /// Serve MCP over streamable HTTP at /mcp.

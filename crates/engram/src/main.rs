@@ -13,6 +13,7 @@ mod mcp;
 mod models;
 mod output;
 mod perf;
+mod seed_c_cli;
 mod setup;
 mod stress;
 mod vault_cli;
@@ -566,6 +567,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     .join("\n")
             });
         }
+        Command::Search(a) => seed_c_cli::search(a, caller_dir(cli.cwd), json)?,
+        Command::Save(a) => seed_c_cli::save(a, caller_dir(cli.cwd), json)?,
+        Command::Timeline(a) => seed_c_cli::timeline(a, json)?,
+        Command::Projects(c) => seed_c_cli::projects(c, json)?,
+        Command::Conflicts(c) => seed_c_cli::conflicts(c, json)?,
+        Command::Init(a) => {
+            let dir =
+                caller_dir(cli.cwd).ok_or_else(|| anyhow::anyhow!("init: no working directory"))?;
+            seed_c_cli::init(a, &dir)?
+        }
+        Command::Version => println!("engram {}", env!("CARGO_PKG_VERSION")),
         Command::Stats => {
             let store = open_store_with_model()?;
             let out = store.stats()?;

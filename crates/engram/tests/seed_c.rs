@@ -54,7 +54,6 @@ fn write_c_db(home: &Path) {
 struct Server {
     child: Child,
     addr: String,
-    stderr: String,
 }
 
 impl Drop for Server {
@@ -92,13 +91,8 @@ fn serve(home: &Path) -> Server {
             "no address: {text}"
         );
     };
-    let stderr = String::from_utf8_lossy(&buf).into_owned();
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-    Server {
-        child,
-        addr,
-        stderr,
-    }
+    Server { child, addr }
 }
 
 /// One HTTP/1.1 request; the status and the JSON body.
@@ -131,16 +125,18 @@ fn seed_cs_database_and_http_api_work_in_place() {
     let home = dir.path().join("home");
     write_c_db(&home);
     let srv = serve(&home);
-    assert!(
-        srv.stderr.contains("held seed C's database"),
-        "the conversion is announced: {}",
-        srv.stderr
-    );
     let a = srv.addr.as_str();
 
-    // C's id still names C's observation.
+    // C's id still names C's observation (the server opens, and converts, the store on
+    // its first request), and C's original is kept beside it.
     let (st, v) = req(a, "GET", "/observations/17", None);
     assert_eq!(st, 200, "{v}");
+    let backups: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".seed-c-"))
+        .collect();
+    assert_eq!(backups.len(), 1, "one backup of C's database");
     assert!(v["result"].as_str().unwrap().contains("Auth model"), "{v}");
     let (st, _) = req(a, "GET", "/observations/9999", None);
     assert_eq!(st, 404);
@@ -382,4 +378,67 @@ fn post_compaction_hook_asks_for_the_summary_first() {
         ctx.contains("FIRST ACTION REQUIRED: Call mem_session_summary"),
         "{ctx}"
     );
+}
+
+/// Runs the built binary in `dir`; its stdout, failing the test on a non-zero exit.
+fn engram_in(home: &Path, dir: &Path, args: &[&str]) -> String {
+    let out = command(home).current_dir(dir).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "engram {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn seed_cs_cli_verbs() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let proj = dir.path().join("Shop Front");
+    std::fs::create_dir_all(&proj).unwrap();
+    let out = engram_in(&home, &proj, &["init", "shop"]);
+    assert!(out.contains("\"shop\""), "{out}");
+    let cfg = std::fs::read_to_string(proj.join(".engram/config.json")).unwrap();
+    assert!(cfg.contains("\"project_name\": \"shop\""), "{cfg}");
+    let again = command(&home)
+        .current_dir(&proj)
+        .args(["init", "shop"])
+        .output()
+        .unwrap();
+    assert!(
+        !again.status.success(),
+        "init refuses to replace without --force"
+    );
+
+    let out = engram_in(
+        &home,
+        &proj,
+        &[
+            "save",
+            "Checkout flow",
+            "Payments go through Stripe checkout sessions",
+            "--type",
+            "decision",
+        ],
+    );
+    assert!(
+        out.starts_with("Memory saved: \"Checkout flow\" (decision)"),
+        "{out}"
+    );
+    let out = engram_in(&home, &proj, &["--json", "search", "Stripe checkout"]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["results"][0]["project"], "shop", "{v}");
+    let id = v["results"][0]["id"].as_i64().unwrap();
+    let out = engram_in(&home, &proj, &["timeline", &id.to_string()]);
+    assert!(
+        out.contains(&format!(">>> #{id} [decision] Checkout flow <<<")),
+        "{out}"
+    );
+    let out = engram_in(&home, &proj, &["projects", "list"]);
+    assert!(out.contains("shop\t1 observations\t1 sessions"), "{out}");
+    let out = engram_in(&home, &proj, &["conflicts", "list"]);
+    assert_eq!(out.trim(), "No pending conflicts.");
+    let out = engram_in(&home, &proj, &["version"]);
+    assert!(out.starts_with("engram "), "{out}");
 }
