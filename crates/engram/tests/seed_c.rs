@@ -442,3 +442,44 @@ fn seed_cs_cli_verbs() {
     let out = engram_in(&home, &proj, &["version"]);
     assert!(out.starts_with("engram "), "{out}");
 }
+
+#[test]
+fn setup_keeps_seed_cs_protocol_and_registers_compat_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".gemini")).unwrap();
+    let protocol =
+        "## Engram memory\nCall mem_save after every decision; mem_search before work.\n";
+    std::fs::write(user.join(".gemini/GEMINI.md"), protocol).unwrap();
+    let out = command(&home)
+        .env("HOME", &user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", "gemini", "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("profile compat-c"),
+        "setup says which profile: {stdout}"
+    );
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-c"]),
+        "{settings}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(user.join(".gemini/GEMINI.md")).unwrap(),
+        protocol,
+        "C's instructions are left as they are"
+    );
+}
