@@ -141,3 +141,21 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }
+
+impl Store {
+    /// The newest session of `room` that has not ended, and the time of the room's newest
+    /// memory: what seed C's save nudge is decided from.
+    pub fn room_activity(&self, room: &str) -> Result<(Option<Millis>, Option<Millis>)> {
+        let started: Option<Millis> = self.conn.query_row(
+            "SELECT max(started_at) FROM sessions WHERE room = ?1 AND ended_at IS NULL",
+            [room],
+            |r| r.get(0),
+        )?;
+        let last: Option<Millis> = self.conn.query_row(
+            "SELECT max(created_at) FROM memories WHERE room = ?1",
+            [room],
+            |r| r.get(0),
+        )?;
+        Ok((started, last))
+    }
+}

@@ -483,3 +483,39 @@ fn setup_keeps_seed_cs_protocol_and_registers_compat_c() {
         "C's instructions are left as they are"
     );
 }
+
+#[test]
+fn a_quiet_open_session_gets_cs_save_nudge() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write_c_db(&home);
+    // C's session s-1 ended; this one is still open, started long ago, last save long ago.
+    rusqlite::Connection::open(home.join("engram.db"))
+        .unwrap()
+        .execute_batch(
+            "INSERT INTO sessions VALUES ('s-open', 'legacy', '/home/u/legacy', '2026-01-10 09:00:00', NULL, NULL);
+             INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at)
+             VALUES (30, 'obs-dddddddddddddddd', 's-open', 'bugfix', 'Flaky login', 'The login test waited on a fixed sleep', 'legacy',
+                     '2026-01-10 09:05:00', '2026-01-10 09:05:00');",
+        )
+        .unwrap();
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let r = m.call(
+        "mem_search",
+        json!({"query": "login test", "project": "legacy"}),
+    );
+    let t = text(&r);
+    assert!(t.contains("#30"), "{t}");
+    assert!(
+        t.contains("⚠️ No mem_save calls for this project in"),
+        "{t}"
+    );
+    let r = m.call("mem_context", json!({"project": "legacy"}));
+    assert!(text(&r).contains("No mem_save calls"), "{r}");
+    // A project whose session is closed is not nudged.
+    let r = m.call(
+        "mem_search",
+        json!({"query": "JWT cookies", "project": "webapp"}),
+    );
+    assert!(!text(&r).contains("No mem_save calls"), "{r}");
+}

@@ -204,6 +204,19 @@ pub(crate) fn observation_json(m: &Memory) -> Value {
     })
 }
 
+/// C's nudge when the project's open session has gone ten minutes without a save (empty
+/// when it has not, or the store cannot say).
+fn save_nudge(store: &engram_store::Store, room: &str) -> String {
+    store
+        .room_activity(room)
+        .ok()
+        .and_then(|(started, last)| {
+            engram_core::activity::save_nudge_minutes(store.now(), started, last)
+        })
+        .map(engram_core::activity::save_nudge_text)
+        .unwrap_or_default()
+}
+
 /// What C tells an agent right after its context was compacted.
 pub(crate) fn compaction_instruction(project: &str) -> String {
     format!(
@@ -454,6 +467,11 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     text.push_str(
         "\nResults above are previews (300 chars); use mem_get_observation for the full text.",
     );
+    if !a.all_projects.unwrap_or(false)
+        && let Ok((room, _)) = a.project.resolve(ctx)
+    {
+        text.push_str(&save_nudge(ctx.store, &room));
+    }
     if json_only {
         return Ok(json!({ "results": results, "count": results.len() }));
     }
@@ -567,6 +585,7 @@ pub(crate) fn c_context(
         truncated = true;
     }
     t.push_str(&footer);
+    t.push_str(&save_nudge(store, &resolved));
     Ok((t, Some(resolved), truncated))
 }
 
