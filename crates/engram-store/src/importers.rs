@@ -288,7 +288,7 @@ fn relation_kind(raw: &str) -> LinkKind {
 }
 
 /// C's data as JSON (its export, or its database's rows), into a batch.
-fn read_c_value(v: &Value, now: Millis) -> Batch {
+pub fn read_c_value(v: &Value, now: Millis) -> Batch {
     let mut batch = Batch::default();
     let mut by_sync: HashMap<String, String> = HashMap::new();
     for o in list(v, &["observations"]) {

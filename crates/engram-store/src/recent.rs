@@ -159,3 +159,40 @@ impl Store {
         Ok((started, last))
     }
 }
+
+impl Store {
+    /// Every memory outside the trash, sessions and prompts, oldest first: what seed C's
+    /// `GET /export` writes (C exports its live rows; soft-deleted ones stay behind).
+    pub fn c_export_rows(&self) -> Result<(Vec<Memory>, Vec<SessionInfo>, Vec<PromptInfo>)> {
+        let cols = crate::store::MEMORY_COLUMNS;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {cols} FROM memories WHERE tier != 'trash' ORDER BY id"
+        ))?;
+        let memories = stmt
+            .query_map([], crate::store::row_to_memory)?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut stmt = self.conn.prepare(
+            "SELECT id, room, directory, started_at, ended_at, summary, outcome FROM sessions ORDER BY started_at, id",
+        )?;
+        let sessions = stmt
+            .query_map([], |r| {
+                Ok(SessionInfo {
+                    id: r.get(0)?,
+                    room: r.get(1)?,
+                    directory: r.get(2)?,
+                    started_at: r.get(3)?,
+                    ended_at: r.get(4)?,
+                    summary: r.get(5)?,
+                    outcome: r.get(6)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, session_id, room, content, created_at FROM prompts ORDER BY id")?;
+        let prompts = stmt
+            .query_map([], prompt_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok((memories, sessions, prompts))
+    }
+}

@@ -241,6 +241,31 @@ fn seed_cs_database_and_http_api_work_in_place() {
         Some(json!({"summary": "cache chosen"})),
     );
     assert_eq!(st, 200, "{v}");
+    // Export in C's format, and import it into a fresh server: C's ids come along.
+    let (st, exported) = req(a, "GET", "/export", None);
+    assert_eq!(st, 200, "{exported}");
+    assert_eq!(exported["version"], "0.2.0");
+    assert_eq!(
+        exported["observations"].as_array().unwrap().len(),
+        2,
+        "{exported}"
+    );
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let srv2 = serve(&other);
+    let (st, v) = req(&srv2.addr, "POST", "/import", Some(exported.clone()));
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["observations_imported"], 2, "{v}");
+    let (_, v) = req(&srv2.addr, "GET", "/observations/17", None);
+    assert!(v["result"].as_str().unwrap().contains("Auth model"), "{v}");
+    let (_, v) = req(&srv2.addr, "POST", "/import", Some(exported));
+    assert_eq!(
+        v["observations_imported"], 0,
+        "re-import creates nothing: {v}"
+    );
+    let (st, _) = req(&srv2.addr, "POST", "/import", Some(json!({"nope": 1})));
+    assert_eq!(st, 400);
+
     let (st, v) = req(a, "GET", "/search?q=x&limit=many", None);
     assert_eq!(st, 400);
     assert!(v["error"].as_str().unwrap().contains("limit"), "{v}");

@@ -49,6 +49,8 @@ pub fn routes(shared: Arc<Shared>) -> Router {
         .route("/prompts/{id}", delete(prompt_delete))
         .route("/context", get(context))
         .route("/context/compaction", get(context_compaction))
+        .route("/export", get(export))
+        .route("/import", post(import))
         .route("/stats", get(stats))
         .route("/doctor", get(doctor))
         .route("/project/current", get(project_current))
@@ -429,6 +431,52 @@ async fn conflicts(State(s): S, Query(p): Params) -> Response {
             .store
             .judgments(project_of(&p).as_deref(), Some(status), limit)?;
         Ok(json!(js))
+    })
+    .await
+}
+
+/// `GET /export`: C's export format (`version` 0.2.0: sessions, observations, prompts),
+/// which C's `engram import` and engram's `import --from c-json` read back.
+async fn export(State(s): S) -> Response {
+    run(s, true, |ctx| {
+        let (memories, sessions, prompts) = ctx.store.c_export_rows()?;
+        let time = |ms: engram_core::Millis| engram_core::time::format(ms);
+        Ok(json!({
+            "version": "0.2.0",
+            "exported_at": time(ctx.store.now()),
+            "sessions": sessions.iter().map(|s| json!({
+                "id": s.id, "project": s.room, "directory": s.directory.clone().unwrap_or_default(),
+                "started_at": time(s.started_at), "ended_at": s.ended_at.map(time), "summary": s.summary,
+            })).collect::<Vec<_>>(),
+            "observations": memories.iter().map(compat_c::observation_json).collect::<Vec<_>>(),
+            "prompts": prompts.iter().map(|p| json!({
+                "id": p.id, "session_id": p.session_id, "content": p.content, "project": p.room,
+                "created_at": time(p.created_at),
+            })).collect::<Vec<_>>(),
+        }))
+    })
+    .await
+}
+
+/// `POST /import` with C's export JSON: stored as `import --from c-json` stores it, in one
+/// transaction; importing the same export again creates nothing.
+async fn import(State(s): S, Json(body): Json<Value>) -> Response {
+    run(s, false, move |ctx| {
+        if !body.is_object() || body.get("observations").is_none_or(|o| !o.is_array()) {
+            return Err(ToolError::field(
+                "observations",
+                "the body must be C's export: an object with an observations list",
+            ));
+        }
+        let batch = engram_store::importers::read_c_value(&body, ctx.store.now());
+        let report = ctx.store.import_batch(batch, &mut |_, _| {})?;
+        Ok(json!({
+            "observations_imported": report.created_count("memories"),
+            "sessions_imported": report.created_count("sessions"),
+            "prompts_imported": report.created_count("prompts"),
+            "skipped": report.skipped_count("memories"),
+            "warnings": report.warnings,
+        }))
     })
     .await
 }
