@@ -507,6 +507,62 @@ fn setup_keeps_seed_cs_protocol_and_registers_compat_c() {
         protocol,
         "C's instructions are left as they are"
     );
+
+    // Claude Code, C's protocol in CLAUDE.md: compat-c, and C's SubagentStop capture.
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    std::fs::write(user.join(".claude/CLAUDE.md"), protocol).unwrap();
+    let out = command(&home)
+        .env("HOME", &user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", "claude", "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let stop = settings["hooks"]["SubagentStop"].to_string();
+    assert!(stop.contains("hook subagent-stop"), "{settings}");
+    assert_eq!(
+        std::fs::read_to_string(user.join(".claude/CLAUDE.md")).unwrap(),
+        protocol
+    );
+}
+
+#[test]
+fn subagent_stop_hook_saves_key_learnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut child = command(&home)
+        .args(["hook", "subagent-stop"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = json!({"session_id": "x", "cwd": dir.path(),
+        "last_assistant_message": "Done.\n## Key Learnings\n- The build cache must be cleared after a toolchain upgrade\n"});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    let found = command(&home)
+        .args(["--json", "search", "build cache toolchain"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1, "{v}");
 }
 
 #[test]

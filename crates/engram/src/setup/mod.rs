@@ -147,9 +147,18 @@ impl Client {
         format!("\"{exe}\" hook {event} --agent {}", self.name())
     }
 
-    fn hook_specs(self, exe: &str) -> Vec<HookSpec> {
+    /// The hooks to register; with seed C's protocol in use, also C's SubagentStop
+    /// capture (Claude Code and Codex have the event).
+    fn hook_specs(self, exe: &str, seed_c: bool) -> Vec<HookSpec> {
+        let extra: &[(&'static str, &'static str, u64)] =
+            if seed_c && matches!(self, Client::Claude | Client::Codex) {
+                &[("SubagentStop", "subagent-stop", 30)]
+            } else {
+                &[]
+            };
         self.hook_events()
             .iter()
+            .chain(extra)
             .map(|(client_event, event, secs)| {
                 let command = self.hook_command(exe, event);
                 let handler = match self {
@@ -341,8 +350,8 @@ pub fn plan(
                 )
             })
             .unwrap_or_default();
-        let hooks = c.hook_specs(exe);
-        let hook_names: Vec<&str> = c.hook_events().iter().map(|h| h.0).collect();
+        let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
+        let hook_names: Vec<&str> = hooks.iter().map(|h| h.event).collect();
         match c {
             Client::Codex => {
                 let exe = exe.to_string();
@@ -384,7 +393,7 @@ pub fn plan(
         if matches!(c, Client::Claude | Client::Codex)
             && let Some(path) = c.hooks_file(home)
         {
-            let hooks = c.hook_specs(exe);
+            let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
             plan_file(
                 &mut changes,
                 &mut refusals,
