@@ -62,6 +62,7 @@ pub const NON_SETTING_VARS: &[&str] = &[
     // Seed C's: the `serve` port and the server's default project (read by the binary).
     "ENGRAM_PORT",
     "ENGRAM_PROJECT",
+    "ENGRAM_DATA_DIR",
 ];
 
 /// Loads the configuration: defaults, then the file (if present), then `ENGRAM_*` variables

@@ -113,9 +113,15 @@ fn env_pairs() -> Vec<(String, String)> {
         .collect()
 }
 
+/// `ENGRAM_HOME`, else seed C's `ENGRAM_DATA_DIR` (a C user's store stays where C put
+/// it), else `~/.engram`.
 pub(crate) fn home() -> anyhow::Result<Home> {
+    let explicit = std::env::var("ENGRAM_HOME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("ENGRAM_DATA_DIR").ok());
     Ok(Home::from_env(
-        std::env::var("ENGRAM_HOME").ok().as_deref(),
+        explicit.as_deref(),
         std::env::var("HOME").ok().as_deref(),
     )?)
 }

@@ -466,6 +466,26 @@ fn seed_cs_cli_verbs() {
     assert_eq!(out.trim(), "No pending conflicts.");
     let out = engram_in(&home, &proj, &["version"]);
     assert!(out.starts_with("engram "), "{out}");
+
+    // C's ENGRAM_DATA_DIR names the store's folder when ENGRAM_HOME is not set.
+    let data = dir.path().join("c-data");
+    let out = command(&home)
+        .env_remove("ENGRAM_HOME")
+        .env("ENGRAM_DATA_DIR", &data)
+        .current_dir(&proj)
+        .args(["save", "Data dir", "The store follows ENGRAM_DATA_DIR"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(data.join("engram.db").is_file());
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("ENGRAM_DATA_DIR is not"),
+        "not flagged unknown"
+    );
 }
 
 #[test]
