@@ -528,6 +528,27 @@ fn setup_keeps_seed_cs_protocol_and_registers_compat_c() {
         "C's instructions are left as they are"
     );
 
+    // Codex, C's protocol in C's engram-instructions.md: compat-c in config.toml.
+    std::fs::create_dir_all(user.join(".codex")).unwrap();
+    std::fs::write(user.join(".codex/engram-instructions.md"), protocol).unwrap();
+    let out = command(&home)
+        .env("HOME", &user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", "codex", "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let toml = std::fs::read_to_string(user.join(".codex/config.toml")).unwrap();
+    assert!(
+        toml.contains(r#"args = ["mcp", "--tools=compat-c"]"#),
+        "{toml}"
+    );
+
     // Claude Code, C's protocol in CLAUDE.md: compat-c, and C's SubagentStop capture.
     std::fs::create_dir_all(user.join(".claude")).unwrap();
     std::fs::write(user.join(".claude/CLAUDE.md"), protocol).unwrap();

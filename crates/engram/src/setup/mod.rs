@@ -355,13 +355,21 @@ pub fn plan(
         match c {
             Client::Codex => {
                 let exe = exe.to_string();
+                let codex_c = seed_c.is_some();
                 plan_file(
                     &mut changes,
                     &mut refusals,
                     name,
                     c.mcp_file(home),
                     format!("{verb} MCP server `engram`{profile_note}; [features] codex_hooks"),
-                    move |old, _| edit::codex_toml(old, &exe, remove),
+                    move |old, _| {
+                        let args: &[&str] = if codex_c {
+                            &["mcp", "--tools=compat-c"]
+                        } else {
+                            &["mcp"]
+                        };
+                        edit::codex_toml_args(old, &exe, remove, args)
+                    },
                 );
             }
             Client::Gemini => {
