@@ -5,6 +5,7 @@
 //! formulas (activation, strength, scoring) testable against their calibration points
 //! and lets every surface (CLI, MCP, hooks) share them through the store crate.
 
+pub mod activity;
 pub mod config;
 pub mod contradiction;
 pub mod dynamics;

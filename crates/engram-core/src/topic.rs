@@ -137,9 +137,10 @@ fn is_learnings_header(line: &str) -> bool {
     if !(2..=3).contains(&hashes) {
         return false;
     }
+    // C documents the Japanese header with a full-width colon (`## 重要な学び：`).
     let rest = t[hashes..]
         .trim()
-        .trim_end_matches(':')
+        .trim_end_matches([':', '：'])
         .trim()
         .to_lowercase();
     let rest = rest.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -151,6 +152,7 @@ fn is_learnings_header(line: &str) -> bool {
             | "learning"
             | "aprendizajes"
             | "aprendizajes clave"
+            | "重要な学び"
     )
 }
 
@@ -256,6 +258,12 @@ mod tests {
             ]
         );
         assert!(extract_learnings("no sections here").is_empty());
+        assert_eq!(
+            extract_learnings(
+                "## 重要な学び：\n- マイグレーションはテストの前に必ず実行すること、忘れると失敗する\n"
+            ),
+            vec!["マイグレーションはテストの前に必ず実行すること、忘れると失敗する"]
+        );
         let only_first =
             "## Key Learnings\n- Always run migrations before tests\n## Learnings\n- short\n";
         assert_eq!(

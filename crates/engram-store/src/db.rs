@@ -203,6 +203,12 @@ CREATE INDEX evidence_memory ON evidence (memory_id, id);
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.
 pub fn open(path: &Path) -> Result<Connection> {
+    Ok(open_converting(path)?.0)
+}
+
+/// [`open`], also setting seed C's tables aside when the file holds C's database (see
+/// `seed_c`); returns the backup taken then.
+pub fn open_converting(path: &Path) -> Result<(Connection, Option<std::path::PathBuf>)> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         create_private_dir(dir)?;
     }
@@ -227,8 +233,36 @@ pub fn open(path: &Path) -> Result<Connection> {
     // 100k went from 28 to 23 ms p50 (`engram bench recall --memories 100000 --lexical`).
     // At 10k it changes nothing measurable and costs ~10 MB of RSS.
     conn.execute_batch("PRAGMA cache_size = -65536")?;
+    let backup = crate::seed_c::set_aside(&mut conn, path)?;
+    refuse_foreign(&conn, path)?;
     migrate(&mut conn, path)?;
-    Ok(conn)
+    Ok((conn, backup))
+}
+
+/// A database with tables but not engram's (nor C's, which was set aside above) is some
+/// other program's: say so instead of failing on the first clashing `CREATE TABLE`.
+fn refuse_foreign(conn: &Connection, path: &Path) -> Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version != 0 {
+        return Ok(());
+    }
+    let mut stmt = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+         AND name NOT LIKE 'seed_c_%' ORDER BY name LIMIT 6",
+    )?;
+    let tables: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if tables.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Config {
+        path: path.to_path_buf(),
+        message: format!(
+            "is not an engram database (it holds the tables {}); move it away or set ENGRAM_HOME to another folder",
+            tables.join(", ")
+        ),
+    })
 }
 
 fn retry_busy(mut f: impl FnMut() -> rusqlite::Result<()>) -> Result<()> {

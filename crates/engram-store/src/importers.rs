@@ -12,7 +12,7 @@
 //!   'a.jsonl'` in the duckdb CLI); engram does not link DuckDB itself.
 
 use crate::transfer::{
-    Batch, ImportedMemory, LinkRow, PromptRow, SessionRow, blank_memory, derived_uid,
+    Batch, ImportedMemory, JudgmentRow, LinkRow, PromptRow, SessionRow, blank_memory, derived_uid,
 };
 use crate::vault::{self, parse_kind};
 use crate::{Error, Result, frontmatter};
@@ -250,11 +250,21 @@ fn read_c_db(path: &Path, now: Millis) -> Result<Batch> {
         path,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
+    read_c_tables(&conn, "", now)
+}
+
+/// C's four tables (named with `prefix`: "" in C's own database, `seed_c_` once engram has
+/// set them aside in place) into a batch.
+pub(crate) fn read_c_tables(
+    conn: &rusqlite::Connection,
+    prefix: &str,
+    now: Millis,
+) -> Result<Batch> {
     let v = json!({
-        "sessions": table_rows(&conn, "sessions")?,
-        "observations": table_rows(&conn, "observations")?,
-        "prompts": table_rows(&conn, "user_prompts")?,
-        "relations": table_rows(&conn, "memory_relations")?,
+        "sessions": table_rows(conn, &format!("{prefix}sessions"))?,
+        "observations": table_rows(conn, &format!("{prefix}observations"))?,
+        "prompts": table_rows(conn, &format!("{prefix}user_prompts"))?,
+        "relations": table_rows(conn, &format!("{prefix}memory_relations"))?,
     });
     Ok(read_c_value(&v, now))
 }
@@ -278,7 +288,7 @@ fn relation_kind(raw: &str) -> LinkKind {
 }
 
 /// C's data as JSON (its export, or its database's rows), into a batch.
-fn read_c_value(v: &Value, now: Millis) -> Batch {
+pub fn read_c_value(v: &Value, now: Millis) -> Batch {
     let mut batch = Batch::default();
     let mut by_sync: HashMap<String, String> = HashMap::new();
     for o in list(v, &["observations"]) {
@@ -323,7 +333,10 @@ fn read_c_value(v: &Value, now: Millis) -> Batch {
             "deleted_at": o.get("deleted_at"),
         })) });
         by_sync.insert(sync_id, uid);
+        // C's integer id is what agents quote (`#42`); keep it wherever it is free.
+        m.id = id;
         let mut im = ImportedMemory::new(m);
+        im.keep_id = id > 0;
         im.review_after = time_of(o, "review_after");
         batch.memories.push(im);
     }
@@ -365,10 +378,36 @@ fn read_c_value(v: &Value, now: Millis) -> Batch {
             continue;
         };
         let at = time_of(r, "created_at").unwrap_or(now);
+        let status = str_of(r, "judgment_status").unwrap_or("judged");
+        let relation = str_of(r, "relation").filter(|x| *x != "pending");
+        // Every relation is kept as C's judgment (its verdict and provenance); a pending one
+        // stays open for mem_judge, a judged one is also a link the graph follows.
+        batch.judgments.push(JudgmentRow {
+            uid: str_of(r, "sync_id").map(str::to_string).unwrap_or_else(|| {
+                format!("rel-{}", r.get("id").and_then(Value::as_i64).unwrap_or(0))
+            }),
+            src: src.clone(),
+            dst: dst.clone(),
+            relation: relation.map(str::to_string),
+            status: status.to_string(),
+            score: None,
+            reason: str_of(r, "reason").map(str::to_string),
+            evidence: str_of(r, "evidence").map(str::to_string),
+            confidence: r.get("confidence").and_then(Value::as_f64),
+            actor: str_of(r, "marked_by_actor").map(str::to_string),
+            actor_kind: str_of(r, "marked_by_kind").map(str::to_string),
+            model: str_of(r, "marked_by_model").map(str::to_string),
+            session_id: str_of(r, "session_id").map(str::to_string),
+            created_at: at,
+            updated_at: time_of(r, "updated_at").unwrap_or(at),
+        });
+        if status != "judged" || relation.is_none_or(|x| x == "not_conflict") {
+            continue;
+        }
         batch.links.push(LinkRow {
             src: src.clone(),
             dst: dst.clone(),
-            kind: relation_kind(str_of(r, "relation").unwrap_or("related")),
+            kind: relation_kind(relation.unwrap_or("related")),
             weight: r
                 .get("confidence")
                 .and_then(Value::as_f64)

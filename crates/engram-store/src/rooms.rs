@@ -75,6 +75,36 @@ pub fn scope(
     }
 }
 
+/// Seed C's child scan, for a directory that is no project itself: the git repositories
+/// directly inside `dir` (at most 20 entries looked at; hidden folders and build or
+/// dependency folders skipped), sorted. One means "that repository"; several mean the
+/// caller must choose.
+pub fn git_children(dir: &Path) -> Vec<String> {
+    const SKIP: &[&str] = &[
+        "node_modules",
+        "vendor",
+        ".venv",
+        "__pycache__",
+        "target",
+        "dist",
+        "build",
+        ".idea",
+        ".vscode",
+    ];
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .take(20)
+        .filter(|e| e.path().join(".git").exists())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| !n.starts_with('.') && !SKIP.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    names
+}
+
 /// Walks up from `dir` (at most 64 levels) looking for a project marker.
 fn detect_project(dir: &Path) -> Option<(String, RoomSource)> {
     for d in dir.ancestors().take(64) {

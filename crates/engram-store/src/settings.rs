@@ -59,6 +59,10 @@ pub const NON_SETTING_VARS: &[&str] = &[
     "ENGRAM_TEST_MODEL_DIR",
     "ENGRAM_TEST_PYTHON",
     "ENGRAM_LOG",
+    // Seed C's: the `serve` port and the server's default project (read by the binary).
+    "ENGRAM_PORT",
+    "ENGRAM_PROJECT",
+    "ENGRAM_DATA_DIR",
 ];
 
 /// Loads the configuration: defaults, then the file (if present), then `ENGRAM_*` variables

@@ -61,8 +61,8 @@ impl Store {
     /// Opens or creates the database at `path` and migrates it.
     pub fn open(path: &Path, config: Config) -> Result<Store> {
         config.validate()?;
-        let conn = db::open(path)?;
-        Ok(Store {
+        let (conn, backup) = db::open_converting(path)?;
+        let mut store = Store {
             conn,
             config,
             clock: system_clock(),
@@ -71,7 +71,15 @@ impl Store {
             index: None,
             background_index: false,
             prepared: Default::default(),
-        })
+        };
+        if let Some(c) = store.import_seed_c(backup)? {
+            // Said on stderr: stdout may be an MCP stream or a hook's JSON.
+            eprintln!("{}", c.summary(path));
+            for w in &c.warnings {
+                eprintln!("engram: seed C: {w}");
+            }
+        }
+        Ok(store)
     }
 
     /// Replaces the clock (tests, simulations, benchmarks).

@@ -62,6 +62,22 @@ pub enum Command {
     Candidates(CandidatesArgs),
     /// Counts by kind, tier and room; links and events.
     Stats,
+    /// Seed C's search: its text (or --json), over engram's recall.
+    Search(crate::seed_c_cli::SearchArgs),
+    /// Seed C's save: a titled memory (`--type`, `--project`, `--scope`, `--topic`).
+    Save(crate::seed_c_cli::SaveArgs),
+    /// Seed C's timeline: the memories around one in its session.
+    Timeline(crate::seed_c_cli::TimelineArgs),
+    /// Seed C's projects (`list`).
+    #[command(subcommand)]
+    Projects(crate::seed_c_cli::ProjectsCommand),
+    /// Seed C's conflicts (`list`): relations awaiting a verdict.
+    #[command(subcommand)]
+    Conflicts(crate::seed_c_cli::ConflictsCommand),
+    /// Write `.engram/config.json` naming this folder's project (seed C's `init`).
+    Init(crate::seed_c_cli::InitArgs),
+    /// Print engram's version.
+    Version,
     /// Serve MCP over stdio (for a client that starts engram itself).
     Mcp(McpArgs),
     /// Serve MCP over streamable HTTP at /mcp.
@@ -95,6 +111,9 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct SetupArgs {
+    /// One client, as seed C takes it (`engram setup codex`); same names as --agents.
+    #[arg(value_name = "AGENT")]
+    pub agent: Option<String>,
     /// Comma-separated clients: claude, codex, gemini, cursor (default: those detected).
     #[arg(long)]
     pub agents: Option<String>,
@@ -469,9 +488,10 @@ pub struct ServeArgs {
     /// Serve streamable HTTP (the only transport `serve` offers; the flag documents intent).
     #[arg(long)]
     pub http: bool,
-    /// Address to listen on; anything but loopback needs ENGRAM_HTTP_TOKEN.
-    #[arg(default_value = "127.0.0.1:8765")]
-    pub addr: std::net::SocketAddr,
+    /// Address (`HOST:PORT`) or, as seed C takes it, a port on 127.0.0.1. Default:
+    /// `ENGRAM_PORT`, else 7437 (seed C's port, which its plugins call). Anything but
+    /// loopback needs ENGRAM_HTTP_TOKEN.
+    pub addr: Option<String>,
     #[arg(long, default_value = "core")]
     pub tools: String,
     #[arg(long, alias = "project")]
@@ -503,4 +523,60 @@ pub enum ModelCommand {
     },
     /// Switch to a model (a name or a folder) and embed every memory with it.
     Use { name: String },
+}
+
+/// seed C's default port for `engram serve`.
+pub const DEFAULT_PORT: u16 = 7437;
+
+/// Where `engram serve` listens: `HOST:PORT`, a bare port (seed C's `engram serve 7437`),
+/// else `ENGRAM_PORT`, else 127.0.0.1:7437.
+pub fn serve_addr(
+    arg: Option<&str>,
+    env_port: Option<&str>,
+) -> Result<std::net::SocketAddr, String> {
+    let local = |p: u16| std::net::SocketAddr::from(([127, 0, 0, 1], p));
+    let port = |raw: &str, what: &str| {
+        raw.trim()
+            .parse::<u16>()
+            .map_err(|_| format!("{what} {raw:?} is neither HOST:PORT nor a port (0-65535)"))
+    };
+    match (
+        arg.filter(|a| !a.trim().is_empty()),
+        env_port.filter(|p| !p.trim().is_empty()),
+    ) {
+        (Some(a), _) => match a.trim().parse::<std::net::SocketAddr>() {
+            Ok(addr) => Ok(addr),
+            Err(_) => port(a, "the address").map(local),
+        },
+        (None, Some(p)) => port(p, "ENGRAM_PORT").map(local),
+        (None, None) => Ok(local(DEFAULT_PORT)),
+    }
+}
+
+#[cfg(test)]
+mod serve_addr_tests {
+    use super::serve_addr;
+
+    #[test]
+    fn address_port_env_or_seed_cs_default() {
+        assert_eq!(
+            serve_addr(Some("127.0.0.1:0"), Some("9")).unwrap().port(),
+            0
+        );
+        assert_eq!(
+            serve_addr(Some("8123"), None).unwrap().to_string(),
+            "127.0.0.1:8123"
+        );
+        assert_eq!(
+            serve_addr(None, Some("7500")).unwrap().to_string(),
+            "127.0.0.1:7500"
+        );
+        assert_eq!(
+            serve_addr(None, None).unwrap().to_string(),
+            "127.0.0.1:7437"
+        );
+        let e = serve_addr(None, Some("seventy")).unwrap_err();
+        assert!(e.contains("ENGRAM_PORT"), "{e}");
+        assert!(serve_addr(Some("host:port"), None).is_err());
+    }
 }

@@ -13,6 +13,7 @@ mod mcp;
 mod models;
 mod output;
 mod perf;
+mod seed_c_cli;
 mod setup;
 mod stress;
 mod vault_cli;
@@ -112,9 +113,15 @@ fn env_pairs() -> Vec<(String, String)> {
         .collect()
 }
 
+/// `ENGRAM_HOME`, else seed C's `ENGRAM_DATA_DIR` (a C user's store stays where C put
+/// it), else `~/.engram`.
 pub(crate) fn home() -> anyhow::Result<Home> {
+    let explicit = std::env::var("ENGRAM_HOME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("ENGRAM_DATA_DIR").ok());
     Ok(Home::from_env(
-        std::env::var("ENGRAM_HOME").ok().as_deref(),
+        explicit.as_deref(),
         std::env::var("HOME").ok().as_deref(),
     )?)
 }
@@ -131,6 +138,13 @@ pub(crate) fn load_config(home: &Home) -> anyhow::Result<engram_core::Config> {
         eprintln!("warning: environment variable {k} is not an engram setting and is ignored");
     }
     Ok(loaded.config)
+}
+
+/// Seed C's `ENGRAM_PROJECT`: the server's project when `--project`/`--room` is absent.
+fn env_project() -> Option<String> {
+    std::env::var("ENGRAM_PROJECT")
+        .ok()
+        .filter(|p| !p.trim().is_empty())
 }
 
 /// Opens the store without loading the embedding model (commands that need no search).
@@ -571,6 +585,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     .join("\n")
             });
         }
+        Command::Search(a) => seed_c_cli::search(a, caller_dir(cli.cwd), json)?,
+        Command::Save(a) => seed_c_cli::save(a, caller_dir(cli.cwd), json)?,
+        Command::Timeline(a) => seed_c_cli::timeline(a, json)?,
+        Command::Projects(c) => seed_c_cli::projects(c, json)?,
+        Command::Conflicts(c) => seed_c_cli::conflicts(c, json)?,
+        Command::Init(a) => {
+            let dir =
+                caller_dir(cli.cwd).ok_or_else(|| anyhow::anyhow!("init: no working directory"))?;
+            seed_c_cli::init(a, &dir)?
+        }
+        Command::Version => println!("engram {}", env!("CARGO_PKG_VERSION")),
         Command::Stats => {
             let store = open_store_with_model()?;
             let out = store.stats()?;
@@ -614,12 +639,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(a) => vault_cli::import(&mut open_store()?, a, json)?,
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,
-        Command::Mcp(a) => run_server(a.tools, a.room, None)?,
-        Command::Serve(a) => run_server(a.tools, a.room, Some(a.addr))?,
+        Command::Mcp(a) => run_server(a.tools, a.room.or_else(env_project), None)?,
+        Command::Serve(a) => {
+            let port = std::env::var("ENGRAM_PORT").ok();
+            let addr = cli::serve_addr(a.addr.as_deref(), port.as_deref())
+                .map_err(|e| anyhow::anyhow!("serve: {e}"))?;
+            run_server(a.tools, a.room.or_else(env_project), Some(addr))?
+        }
         Command::Setup(a) => {
             let ok = setup::run(
                 setup::Options {
-                    agents: a.agents,
+                    agents: match (a.agent, a.agents) {
+                        (Some(one), Some(list)) => Some(format!("{one},{list}")),
+                        (one, list) => one.or(list),
+                    },
                     non_interactive: a.non_interactive,
                     dry_run: a.dry_run,
                     remove: a.remove,

@@ -46,32 +46,112 @@ pub struct Project {
     /// The project (engram's room). Defaults to the project of `cwd`/`directory`.
     #[serde(default)]
     pub project: Option<String>,
-    /// `project` (default) or `personal` (shared across projects).
+    /// `project` (default), or `personal` / `global` (shared across projects).
     #[serde(default)]
     pub scope: Option<String>,
     /// The caller's working directory.
-    #[serde(default, alias = "directory")]
+    #[serde(default)]
     pub cwd: Option<PathBuf>,
+    /// The caller's working directory (C's name for `cwd`).
+    #[serde(default)]
+    pub directory: Option<PathBuf>,
 }
 
+/// C's answer when a directory holds several repositories and no project was named.
+pub(crate) const AMBIGUOUS: &str = "ambiguous";
+
 impl Project {
+    /// `cwd`, else `directory`.
+    pub fn dir(&self) -> Option<PathBuf> {
+        self.cwd.clone().or_else(|| self.directory.clone())
+    }
+
     fn room(&self, ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
         match self.scope.as_deref().map(str::trim) {
-            None | Some("") | Some("project") => Ok(ctx.room(self.project.clone(), &self.cwd)),
-            Some("personal") => Ok(Some(engram_core::room::COMMON.to_string())),
+            None | Some("") | Some("project") => Ok(ctx.room(self.project.clone(), &self.dir())),
+            Some("personal") | Some("global") => Ok(Some(engram_core::room::COMMON.to_string())),
             Some(other) => Err(ToolError::field(
                 "scope",
-                format!("{other:?} is not a scope; use project or personal"),
+                format!("{other:?} is not a scope; use project, personal or global"),
             )),
         }
     }
 
-    /// The resolved room and where it came from.
+    /// The resolved room and where it came from; a directory holding several repositories
+    /// (and no project of its own) is `("", "ambiguous")`, one repository is that one.
     fn resolve(&self, ctx: &Ctx<'_>) -> Result<(String, String), ToolError> {
         let room = self.room(ctx)?;
+        let dir = self.dir();
         let (r, src) =
-            engram_store::rooms::resolve(ctx.store.config(), room.as_deref(), self.cwd.as_deref())?;
+            engram_store::rooms::resolve(ctx.store.config(), room.as_deref(), dir.as_deref())?;
+        if src == engram_store::rooms::RoomSource::Default
+            && let Some(d) = &dir
+        {
+            let children = engram_store::rooms::git_children(d);
+            match children.len() {
+                0 => {}
+                1 => {
+                    return Ok((
+                        engram_core::room::normalize_room(&children[0])?,
+                        "git_child".into(),
+                    ));
+                }
+                _ => return Ok((String::new(), AMBIGUOUS.into())),
+            }
+        }
         Ok((r, json!(src).as_str().unwrap_or("default").to_string()))
+    }
+
+    /// The room a write goes to. Refused, as C refuses, when the directory is ambiguous
+    /// and no project was named: C's `ambiguous_project` error, listing the choices.
+    fn write_room(&self, ctx: &Ctx<'_>) -> Result<String, ToolError> {
+        let (room, src) = self.resolve(ctx)?;
+        if src != AMBIGUOUS {
+            return Ok(room);
+        }
+        let choices = self
+            .dir()
+            .map(|d| engram_store::rooms::git_children(&d))
+            .unwrap_or_default();
+        Err(ToolError {
+            field: Some("project".into()),
+            message: json!({
+                "error_code": "ambiguous_project",
+                "message": "this directory holds several repositories; name the project to write to",
+                "available_projects": choices,
+                "hint": "ask the user which project, then call again with project set to it and project_choice_reason: user_selected_after_ambiguous_project",
+            })
+            .to_string(),
+        })
+    }
+}
+
+/// C's fields for recovering from an ambiguous project; the choice itself is `project`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Choice {
+    /// `user_selected_after_ambiguous_project` when `project` is the user's choice.
+    #[serde(default)]
+    pub project_choice_reason: Option<String>,
+    /// Accepted from C's error for its callers; engram needs only `project`.
+    #[serde(default, rename = "recovery_token")]
+    pub _recovery_token: Option<String>,
+}
+
+impl Choice {
+    /// C accepts one reason, and only with a project named.
+    fn check(&self, project: &Project) -> Result<(), ToolError> {
+        match self.project_choice_reason.as_deref() {
+            None => Ok(()),
+            Some("user_selected_after_ambiguous_project") if project.project.is_some() => Ok(()),
+            Some("user_selected_after_ambiguous_project") => Err(ToolError::field(
+                "project",
+                "project_choice_reason needs the project the user chose",
+            )),
+            Some(other) => Err(ToolError::field(
+                "project_choice_reason",
+                format!("{other:?} is not a reason; use user_selected_after_ambiguous_project"),
+            )),
+        }
     }
 }
 
@@ -89,9 +169,12 @@ fn kind_of_type(t: &str) -> Kind {
     Kind::parse(t).unwrap_or(Kind::Fact)
 }
 
+/// C's type as C's user wrote it: saved through compat-c (`c_type`) or imported from C's
+/// database (`c.type`), else engram's kind.
 fn c_type(m: &Memory) -> String {
     m.metadata
         .get("c_type")
+        .or_else(|| m.metadata.get("c").and_then(|c| c.get("type")))
         .and_then(|t| t.as_str())
         .map(str::to_string)
         .unwrap_or_else(|| m.kind.to_string())
@@ -101,6 +184,44 @@ fn title_of(m: &Memory) -> String {
     m.title
         .clone()
         .unwrap_or_else(|| m.content.chars().take(60).collect())
+}
+
+/// One memory as C's observation JSON (its HTTP lists).
+pub(crate) fn observation_json(m: &Memory) -> Value {
+    json!({
+        "id": m.id,
+        "sync_id": m.uid,
+        "session_id": m.session_id,
+        "type": c_type(m),
+        "title": title_of(m),
+        "content": m.content,
+        "project": m.room,
+        "scope": scope_of(m),
+        "topic_key": m.topic_key,
+        "pinned": m.pinned,
+        "created_at": engram_core::time::format(m.created_at),
+        "updated_at": engram_core::time::format(m.updated_at),
+    })
+}
+
+/// C's nudge when the project's open session has gone ten minutes without a save (empty
+/// when it has not, or the store cannot say).
+fn save_nudge(store: &engram_store::Store, room: &str) -> String {
+    store
+        .room_activity(room)
+        .ok()
+        .and_then(|(started, last)| {
+            engram_core::activity::save_nudge_minutes(store.now(), started, last)
+        })
+        .map(engram_core::activity::save_nudge_text)
+        .unwrap_or_default()
+}
+
+/// What C tells an agent right after its context was compacted.
+pub(crate) fn compaction_instruction(project: &str) -> String {
+    format!(
+        "FIRST ACTION REQUIRED: Call mem_session_summary with the content of the compacted summary above. Use project: '{project}'."
+    )
 }
 
 fn preview(s: &str, n: usize) -> String {
@@ -117,8 +238,11 @@ pub struct SaveArgs {
     /// A short, searchable title.
     pub title: String,
     /// What happened, why, where and what was learned (the title alone is stored when absent).
-    #[serde(default, alias = "observation")]
+    #[serde(default)]
     pub content: Option<String>,
+    /// C's legacy name for `content`.
+    #[serde(default)]
+    pub observation: Option<String>,
     /// decision, architecture, bugfix, pattern, config, discovery, learning, manual (default).
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
@@ -132,13 +256,40 @@ pub struct SaveArgs {
     pub _capture_prompt: Option<bool>,
     #[serde(flatten)]
     pub project: Project,
+    #[serde(flatten)]
+    pub choice: Choice,
+}
+
+/// C's session for a save that names none: one per project.
+fn default_session(room: &str) -> String {
+    format!("manual-save-{room}")
 }
 
 fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
-    let a: SaveArgs = parse(args)?;
+    let mut a: SaveArgs = parse(args)?;
+    if a.content.is_none() {
+        a.content = a.observation.take();
+    }
     let ctype = a.kind.clone().unwrap_or_else(|| "manual".into());
     let kind = kind_of_type(&ctype);
-    let room = a.project.room(ctx)?;
+    a.choice.check(&a.project)?;
+    let room = a.project.write_room(ctx)?;
+    let session_id = a
+        .session_id
+        .clone()
+        .unwrap_or_else(|| default_session(&room));
+    // C creates the session a save names (or its per-project default) when it is new.
+    let dir = a.project.dir();
+    ctx.store.session_start(
+        &session_id,
+        &Origin {
+            room: Some(room.clone()),
+            cwd: None,
+            session_id: None,
+            source: ctx.source(None),
+        },
+        dir.as_deref().and_then(|d| d.to_str()),
+    )?;
     let out = ctx.store.remember(RememberRequest {
         content: a
             .content
@@ -147,11 +298,11 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             .unwrap_or_else(|| a.title.clone()),
         title: Some(a.title.clone()),
         kind: Some(kind),
-        room,
-        cwd: a.project.cwd.clone(),
+        room: Some(room),
+        cwd: a.project.dir(),
         topic_key: a.topic_key.clone(),
         source: ctx.source(None),
-        session_id: a.session_id,
+        session_id: Some(session_id),
         metadata: Some(json!({ "c_type": ctype })),
         // C leaves contradictions for the agent to judge (`mem_judge`) unless the user
         // opted in to engram's automatic supersession.
@@ -234,12 +385,26 @@ pub struct SearchArgs {
     /// Default 10; more than 20 is capped at 20.
     #[serde(default)]
     pub limit: Option<usize>,
+    /// `text` (default: previews with the structured results beside them) or `json` (the
+    /// structured results only).
+    #[serde(default)]
+    pub response_format: Option<String>,
     #[serde(flatten)]
     pub project: Project,
 }
 
 fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SearchArgs = parse(args)?;
+    let json_only = match a.response_format.as_deref().unwrap_or("text") {
+        "text" => false,
+        "json" => true,
+        other => {
+            return Err(ToolError::field(
+                "response_format",
+                format!("{other:?} is not a format; use text or json"),
+            ));
+        }
+    };
     let all_words = match a.match_mode.as_deref().unwrap_or("all") {
         "all" => true,
         "any" => false,
@@ -270,7 +435,7 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         limit: if all_words { 100 } else { limit },
         kinds,
         room,
-        cwd: a.project.cwd.clone(),
+        cwd: a.project.dir(),
         ..RecallRequest::new(a.query.clone())
     };
     let out = ctx.store.recall(&req)?;
@@ -305,6 +470,14 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     text.push_str(
         "\nResults above are previews (300 chars); use mem_get_observation for the full text.",
     );
+    if !a.all_projects.unwrap_or(false)
+        && let Ok((room, _)) = a.project.resolve(ctx)
+    {
+        text.push_str(&save_nudge(ctx.store, &room));
+    }
+    if json_only {
+        return Ok(json!({ "results": results, "count": results.len() }));
+    }
     Ok(json!({ "result": text, "results": results, "notice": super::native::RECALL_NOTICE }))
 }
 
@@ -313,22 +486,123 @@ pub struct ContextArgs {
     /// Budget in bytes (default 16384, at most 65536).
     #[serde(default)]
     pub max_bytes: Option<usize>,
+    /// A shorter context: fewer sessions and prompts, titles instead of the briefing.
+    #[serde(default)]
+    pub compact: Option<bool>,
     #[serde(flatten)]
     pub project: Project,
+}
+
+/// C's context: its Recent Sessions and Recent User Prompts sections, engram's briefing as
+/// the observations, and C's stats footer, cut to `max_bytes` on a character boundary.
+/// Returns the text, the project and whether it was cut. Shared with the HTTP `/context`.
+pub(crate) fn c_context(
+    store: &engram_store::Store,
+    room: Option<String>,
+    cwd: Option<PathBuf>,
+    compact: bool,
+    max_bytes: usize,
+) -> Result<(String, Option<String>, bool), ToolError> {
+    if max_bytes == 0 || max_bytes > 64 * 1024 {
+        return Err(ToolError::field(
+            "max_bytes",
+            format!("is {max_bytes}; it must be between 1 and 65536"),
+        ));
+    }
+    let (resolved, _) =
+        engram_store::rooms::resolve(store.config(), room.as_deref(), cwd.as_deref())?;
+    let only = Some(resolved.as_str());
+    let (n_sessions, n_prompts, preview_len) = if compact { (3, 5, 100) } else { (5, 10, 200) };
+    let sessions = store.recent_sessions(only, n_sessions)?;
+    let prompts = store.recent_prompts(only, n_prompts)?;
+    let b = store.context(&ContextRequest {
+        room: Some(resolved.clone()),
+        cwd: None,
+        max_bytes: Some(max_bytes),
+        token_budget: None,
+    })?;
+    let recent = store.recent_memories(only, if compact { 10 } else { 20 })?;
+    if sessions.is_empty() && prompts.is_empty() && recent.is_empty() {
+        return Ok((
+            "No previous session memories found.".into(),
+            Some(resolved),
+            false,
+        ));
+    }
+    let mut t = String::from("## Memory from Previous Sessions\n");
+    if !sessions.is_empty() {
+        t.push_str("\n### Recent Sessions\n");
+        for s in &sessions {
+            let n = store.session_memory_count(&s.id)?;
+            t.push_str(&format!(
+                "- **{}** ({}): {} [{n} observations]\n",
+                s.room,
+                engram_core::time::format(s.started_at),
+                preview(s.summary.as_deref().unwrap_or("(no summary)"), preview_len)
+            ));
+        }
+    }
+    if !prompts.is_empty() {
+        t.push_str("\n### Recent User Prompts\n");
+        for p in &prompts {
+            t.push_str(&format!(
+                "- {}: {}\n",
+                engram_core::time::format(p.created_at),
+                preview(&p.content, preview_len)
+            ));
+        }
+    }
+    t.push_str("\n### Recent Observations\n");
+    if compact || b.text.trim().is_empty() {
+        for m in &recent {
+            t.push_str(&format!(
+                "- [{}] **{}**: {}\n",
+                c_type(m),
+                title_of(m),
+                preview(&m.content, if compact { 120 } else { 300 })
+            ));
+        }
+    } else {
+        t.push_str(&b.text);
+        if !b.text.ends_with('\n') {
+            t.push('\n');
+        }
+    }
+    let rooms = store.rooms()?;
+    let memories: u64 = rooms.iter().map(|r| r.memories).sum();
+    let all_sessions: u64 = rooms.iter().map(|r| r.sessions).sum();
+    let names: Vec<&str> = rooms.iter().map(|r| r.name.as_str()).collect();
+    let footer = format!(
+        "\n---\nMemory stats: {all_sessions} sessions, {memories} observations across projects: {}",
+        names.join(", ")
+    );
+    let mut truncated = b.truncated;
+    let room_for_footer = max_bytes.saturating_sub(footer.len() + "\n[truncated]".len());
+    if t.len() > room_for_footer {
+        let mut cut = room_for_footer;
+        while !t.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        t.truncate(cut);
+        t.push_str("\n[truncated]");
+        truncated = true;
+    }
+    t.push_str(&footer);
+    t.push_str(&save_nudge(store, &resolved));
+    Ok((t, Some(resolved), truncated))
 }
 
 fn mem_context(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: ContextArgs = parse(args)?;
     let room = a.project.room(ctx)?;
-    let b = ctx.store.context(&ContextRequest {
+    let (text, project, truncated) = c_context(
+        ctx.store,
         room,
-        cwd: a.project.cwd,
-        max_bytes: Some(a.max_bytes.unwrap_or(16 * 1024)),
-        token_budget: None,
-    })?;
-    Ok(
-        json!({ "project": b.rooms.as_ref().and_then(|r| r.first().cloned()), "result": b.text, "truncated": b.truncated }),
-    )
+        a.project.dir(),
+        a.compact.unwrap_or(false),
+        a.max_bytes.unwrap_or(16 * 1024),
+    )?;
+    Ok(json!({ "project": project, "result": text, "truncated": truncated }))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -339,11 +613,14 @@ pub struct SessionSummaryArgs {
     pub session_id: Option<String>,
     #[serde(flatten)]
     pub project: Project,
+    #[serde(flatten)]
+    pub choice: Choice,
 }
 
 fn mem_session_summary(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SessionSummaryArgs = parse(args)?;
-    let (room, _) = a.project.resolve(ctx)?;
+    a.choice.check(&a.project)?;
+    let room = a.project.write_room(ctx)?;
     let out = ctx.store.remember(RememberRequest {
         content: a.content,
         title: Some(format!("Session summary: {room}")),
@@ -370,14 +647,10 @@ pub struct SessionStartArgs {
 fn mem_session_start(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SessionStartArgs = parse(args)?;
     let room = a.project.room(ctx)?;
-    let dir = a
-        .project
-        .cwd
-        .as_ref()
-        .map(|p| p.to_string_lossy().into_owned());
+    let dir = a.project.dir().map(|p| p.to_string_lossy().into_owned());
     let origin = Origin {
         room,
-        cwd: a.project.cwd.clone(),
+        cwd: a.project.dir(),
         session_id: None,
         source: ctx.source(None),
     };
@@ -413,8 +686,23 @@ fn id_ref(id: i64) -> Result<IdRef, ToolError> {
     IdRef::parse(&id.to_string()).map_err(|e| ToolError::field("id", e.message))
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetArgs {
+    /// The memory's integer id.
+    pub id: i64,
+    /// Also list the memory's earlier versions (oldest first).
+    #[serde(default)]
+    pub include_history: Option<bool>,
+    /// With include_history: the version number to continue after (from `next_history_cursor`).
+    #[serde(default)]
+    pub history_cursor: Option<u64>,
+}
+
+/// Versions returned per call with include_history.
+const HISTORY_PAGE: usize = 20;
+
 fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
-    let a: IdArg = parse(args)?;
+    let a: GetArgs = parse(args)?;
     let d = ctx.store.show(&id_ref(a.id)?)?;
     let m = &d.memory;
     let revisions = d.event_counts.get("update").copied().unwrap_or(0) + 1;
@@ -431,9 +719,24 @@ fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         m.topic_key.as_deref().unwrap_or("-"),
         engram_core::time::format(m.created_at)
     );
-    Ok(
-        json!({ "result": text, "id": m.id, "sync_id": m.uid, "tier": m.tier, "superseded_by": d.superseded_by }),
-    )
+    let mut v = json!({ "result": text, "id": m.id, "sync_id": m.uid, "tier": m.tier, "superseded_by": d.superseded_by });
+    if a.include_history.unwrap_or(false) || a.history_cursor.is_some() {
+        let after = a.history_cursor.unwrap_or(0);
+        let page: Vec<_> = d
+            .revisions
+            .iter()
+            .filter(|r| r.number > after)
+            .take(HISTORY_PAGE)
+            .collect();
+        let more = d.revisions.iter().filter(|r| r.number > after).count() > page.len();
+        v["next_history_cursor"] = json!(if more {
+            page.last().map(|r| r.number)
+        } else {
+            None
+        });
+        v["history"] = json!(page);
+    }
+    Ok(v)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -476,7 +779,7 @@ pub struct PassiveArgs {
 fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: PassiveArgs = parse(args)?;
     let items = engram_core::topic::extract_learnings(&a.content);
-    let room = a.project.room(ctx)?;
+    let room = Some(a.project.write_room(ctx)?);
     let (mut saved, mut duplicates) = (0, 0);
     let mut ids = Vec::new();
     for item in &items {
@@ -491,7 +794,7 @@ fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             kind: Some(Kind::Knowledge),
             tags: vec!["passive".into()],
             room: room.clone(),
-            cwd: a.project.cwd.clone(),
+            cwd: a.project.dir(),
             source: Some(a.source.clone().unwrap_or_else(|| "mcp-passive".into())),
             session_id: a.session_id.clone(),
             metadata: Some(json!({ "c_type": "passive" })),
@@ -520,10 +823,36 @@ pub struct UpdateArgs {
     pub kind: Option<String>,
     #[serde(default)]
     pub topic_key: Option<String>,
+    /// The memory's scope (`project`, `personal`/`global`); moving a memory between scopes
+    /// is refused, naming the field.
+    #[serde(default)]
+    pub scope: Option<String>,
 }
 
 fn mem_update(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: UpdateArgs = parse(args)?;
+    if let Some(scope) = a.scope.as_deref().map(str::trim) {
+        let current = scope_of(&ctx.store.get(&id_ref(a.id)?)?);
+        let wanted = match scope {
+            "project" => "project",
+            "personal" | "global" => "personal",
+            other => {
+                return Err(ToolError::field(
+                    "scope",
+                    format!("{other:?} is not a scope; use project, personal or global"),
+                ));
+            }
+        };
+        if wanted != current {
+            return Err(ToolError::field(
+                "scope",
+                format!(
+                    "memory #{} is {current}-scoped; engram does not move a memory between scopes (save it again in the other scope)",
+                    a.id
+                ),
+            ));
+        }
+    }
     let kind = a.kind.as_deref().map(kind_of_type);
     let m = ctx.store.update(
         &id_ref(a.id)?,
@@ -554,18 +883,31 @@ fn mem_current_project(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         .project
         .resolve(ctx)
         .unwrap_or_else(|_| ("common".into(), "default".into()));
-    let available: Vec<String> = ctx
-        .store
-        .stats()
-        .map(|s| s.by_room.keys().cloned().collect())
-        .unwrap_or_default();
-    Ok(json!({
+    let dir = a.project.dir();
+    let mut v = json!({
         "project": project,
         "project_source": source,
-        "project_path": a.project.cwd,
-        "cwd": a.project.cwd,
-        "available_projects": available,
-    }))
+        "project_path": dir,
+        "cwd": dir,
+    });
+    if source == AMBIGUOUS {
+        let choices = dir
+            .map(|d| engram_store::rooms::git_children(&d))
+            .unwrap_or_default();
+        v["available_projects"] = json!(choices);
+        v["warning"] = json!(
+            "this directory holds several repositories; writes are refused until a project is named"
+        );
+        v["error_hint"] = json!("ask the user which project, then pass it as project");
+    } else {
+        let available: Vec<String> = ctx
+            .store
+            .rooms()
+            .map(|r| r.into_iter().map(|r| r.name).collect())
+            .unwrap_or_default();
+        v["available_projects"] = json!(available);
+    }
+    Ok(v)
 }
 
 fn pin_common(ctx: &mut Ctx<'_>, args: Value, pin: bool) -> ToolResult {
@@ -613,19 +955,23 @@ pub struct StatsArgs {
 
 fn mem_stats(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let _: StatsArgs = parse(args)?;
-    let s = ctx.store.stats()?;
-    let sessions = s.by_kind.get("episode").copied().unwrap_or(0);
-    let projects: Vec<&String> = s.by_room.keys().collect();
+    let rooms = ctx.store.rooms()?;
+    let sessions: u64 = rooms.iter().map(|r| r.sessions).sum();
+    let observations: u64 = rooms.iter().map(|r| r.memories).sum();
+    let prompts: u64 = rooms.iter().map(|r| r.prompts).sum();
+    let projects: Vec<&str> = rooms
+        .iter()
+        .filter(|r| r.memories > 0)
+        .map(|r| r.name.as_str())
+        .collect();
     let text = format!(
-        "Memory System Stats:\n- Sessions: {sessions}\n- Observations: {}\n- Projects: {}",
-        s.total_memories,
-        projects
-            .iter()
-            .map(|p| p.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        "Memory System Stats:\n- Sessions: {sessions}\n- Observations: {observations}\n- Prompts: {prompts}\n- Projects: {}",
+        projects.join(", ")
     );
-    Ok(json!({ "result": text, "total_memories": s.total_memories, "projects": projects }))
+    Ok(
+        json!({ "result": text, "sessions": sessions, "observations": observations,
+               "prompts": prompts, "projects": projects }),
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -650,6 +996,13 @@ fn mem_timeline(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         .store
         .timeline(&id, a.before.unwrap_or(5), a.after.unwrap_or(5))
         .map_err(|e| rename_id(e, "observation_id"))?;
+    // C's timeline is the memory's session; engram's store falls back to the room for a
+    // memory saved without one, which C never shows.
+    let (prev, next) = if focus.session_id.is_some() {
+        (prev, next)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let line = |m: &Memory| {
         format!(
             "  #{} [{}] {} — {}",
@@ -659,7 +1012,25 @@ fn mem_timeline(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             preview(&m.content, 150)
         )
     };
-    let mut text = String::from("─── Before ───\n");
+    let mut text = String::new();
+    if let Some(sid) = &focus.session_id {
+        let s = ctx.store.session(sid)?;
+        let started = s
+            .as_ref()
+            .map(|s| engram_core::time::format(s.started_at))
+            .unwrap_or_else(|| "-".into());
+        let summary = s
+            .as_ref()
+            .and_then(|s| s.summary.clone())
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "Session: {} ({started}) — {}\nTotal observations in session: {}\n\n",
+            focus.room,
+            preview(&summary, 100),
+            ctx.store.session_memory_count(sid)?
+        ));
+    }
+    text.push_str("─── Before ───\n");
     for m in &prev {
         text.push_str(&line(m));
         text.push('\n');
@@ -688,14 +1059,17 @@ pub struct SavePromptArgs {
     pub session_id: Option<String>,
     #[serde(flatten)]
     pub project: Project,
+    #[serde(flatten)]
+    pub choice: Choice,
 }
 
 fn mem_save_prompt(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SavePromptArgs = parse(args)?;
-    let room = a.project.room(ctx)?;
+    a.choice.check(&a.project)?;
+    let room = Some(a.project.write_room(ctx)?);
     let origin = Origin {
         room,
-        cwd: a.project.cwd.clone(),
+        cwd: a.project.dir(),
         session_id: None,
         source: ctx.source(None),
     };
@@ -770,8 +1144,11 @@ pub struct ReviewArgs {
     #[serde(default)]
     pub limit: Option<usize>,
     /// With mark_reviewed: the memory.
-    #[serde(default, alias = "id")]
+    #[serde(default)]
     pub observation_id: Option<i64>,
+    /// C's other name for `observation_id`.
+    #[serde(default)]
+    pub id: Option<i64>,
 }
 
 fn mem_review(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
@@ -796,7 +1173,7 @@ fn mem_review(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             )
         }
         "mark_reviewed" => {
-            let Some(id) = a.observation_id else {
+            let Some(id) = a.observation_id.or(a.id) else {
                 return Err(ToolError::field(
                     "observation_id",
                     "mark_reviewed needs the memory's id",
@@ -978,7 +1355,7 @@ pub fn tools() -> Vec<ToolSpec> {
             title: "Get memory",
             description: "The full text and details of one memory by integer id.",
             hints: READ,
-            schema: schema_of::<IdArg>,
+            schema: schema_of::<GetArgs>,
             call: mem_get_observation,
         },
         ToolSpec {

@@ -198,6 +198,36 @@ impl Shared {
         Tool::new(spec.name, spec.description, Arc::new(schema)).with_annotations(ann)
     }
 
+    /// Runs `f` against the store with a tool context, outside any profile: seed C's HTTP
+    /// API calls C's tool adapters whatever `--tools` the server offers over MCP. Syncs the
+    /// vault after a write, as a tool call does.
+    pub fn with_ctx(
+        &self,
+        client: &str,
+        read_only: bool,
+        f: impl FnOnce(&mut Ctx<'_>) -> tools::ToolResult,
+    ) -> tools::ToolResult {
+        let mut guard = self.lock_store();
+        if guard.is_none() {
+            *guard = Some(self.open_serving().map_err(|e| tools::ToolError {
+                field: None,
+                message: format!("cannot open the engram store: {e:#}"),
+            })?);
+        }
+        let store = guard.as_mut().expect("opened above");
+        let mut ctx = Ctx {
+            store,
+            default_room: self.default_room.as_deref(),
+            client,
+            b_scale: false,
+        };
+        let result = f(&mut ctx);
+        if !read_only && let Err(e) = store.sync_vault() {
+            tracing::warn!("vault: {e}");
+        }
+        result
+    }
+
     /// Runs one tool call to completion (on the calling thread).
     pub fn call(&self, name: &str, args: serde_json::Value, client: &str) -> CallToolResult {
         let Some(spec) = self.tools.iter().find(|t| t.name == name) else {

@@ -236,10 +236,31 @@ fn join(lines: &[String]) -> String {
     }
 }
 
-/// Codex's `~/.codex/config.toml`: `[mcp_servers.engram]` and `[features] codex_hooks`.
-/// Edited as text (as seed B does), so comments and layout elsewhere are kept; the input
-/// and the result must parse as TOML, else the file is refused.
+/// [`codex_toml_args`] with engram's own `args = ["mcp"]` (what the tests pin down).
+#[cfg(test)]
 pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result<Option<String>> {
+    codex_toml_args(text, exe, remove, &["mcp"])
+}
+
+/// Codex's `~/.codex/config.toml`: `[mcp_servers.engram]` (with `args`; seed C's users
+/// get `["mcp", "--tools=compat-c"]`, and an `args` the block already has is kept) and
+/// `[features] codex_hooks`. Edited as text (as seed B does), so comments and layout
+/// elsewhere are kept; the input and the result must parse as TOML, else the file is
+/// refused.
+pub fn codex_toml_args(
+    text: Option<&str>,
+    exe: &str,
+    remove: bool,
+    args: &[&str],
+) -> anyhow::Result<Option<String>> {
+    let args_line = format!(
+        "args = {}",
+        toml::Value::Array(
+            args.iter()
+                .map(|a| toml::Value::String(a.to_string()))
+                .collect()
+        )
+    );
     let original = text.unwrap_or("");
     let parsed: toml::Table = original.parse().context("does not parse as TOML")?;
     let has_engram = parsed
@@ -298,7 +319,7 @@ pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result
                         .find(|&i| is_header(refs[i]))
                         .unwrap_or(refs.len());
                     let at = key_line(&refs, a, end, "command").map_or(a + 1, |i| i + 1);
-                    out.insert(at, "args = [\"mcp\"]".to_string());
+                    out.insert(at, args_line.clone());
                 }
             }
             None => {
@@ -307,7 +328,7 @@ pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result
                 }
                 out.push("[mcp_servers.engram]".into());
                 out.push(format!("command = {exe_toml}"));
-                out.push("args = [\"mcp\"]".into());
+                out.push(args_line);
             }
         }
         let has_flag = parsed

@@ -147,9 +147,18 @@ impl Client {
         format!("\"{exe}\" hook {event} --agent {}", self.name())
     }
 
-    fn hook_specs(self, exe: &str) -> Vec<HookSpec> {
+    /// The hooks to register; with seed C's protocol in use, also C's SubagentStop
+    /// capture (Claude Code and Codex have the event).
+    fn hook_specs(self, exe: &str, seed_c: bool) -> Vec<HookSpec> {
+        let extra: &[(&'static str, &'static str, u64)] =
+            if seed_c && matches!(self, Client::Claude | Client::Codex) {
+                &[("SubagentStop", "subagent-stop", 30)]
+            } else {
+                &[]
+            };
         self.hook_events()
             .iter()
+            .chain(extra)
             .map(|(client_event, event, secs)| {
                 let command = self.hook_command(exe, event);
                 let handler = match self {
@@ -168,13 +177,38 @@ impl Client {
             .collect()
     }
 
-    fn mcp_entry(self, exe: &str) -> Value {
+    fn mcp_entry(self, exe: &str, seed_c: bool) -> Value {
+        let args = if seed_c {
+            json!(["mcp", "--tools=compat-c"])
+        } else {
+            json!(["mcp"])
+        };
         match self {
             Client::Claude => {
-                json!({ "type": "stdio", "command": exe, "args": ["mcp"], "env": {} })
+                json!({ "type": "stdio", "command": exe, "args": args, "env": {} })
             }
-            _ => json!({ "command": exe, "args": ["mcp"] }),
+            _ => json!({ "command": exe, "args": args }),
         }
+    }
+
+    /// The instruction files where seed C's installer put its memory protocol.
+    fn seed_c_instruction_files(self, home: &Path) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self.instructions_file(home).into_iter().collect();
+        match self {
+            Client::Codex => v.push(home.join(".codex").join("engram-instructions.md")),
+            Client::Gemini => v.push(home.join(".gemini").join("system.md")),
+            _ => {}
+        }
+        v
+    }
+
+    /// The file holding seed C's protocol (`mem_save`, `mem_search`, …) in this client's
+    /// instructions, if any: the agent calls C's tool names, so engram serves `compat-c`.
+    pub fn seed_c_protocol(self, home: &Path) -> Option<PathBuf> {
+        self.seed_c_instruction_files(home).into_iter().find(|f| {
+            std::fs::read_to_string(f)
+                .is_ok_and(|t| t.contains("mem_save") || t.contains("mem_search"))
+        })
     }
 }
 
@@ -301,19 +335,41 @@ pub fn plan(
     let verb = if remove { "unregister" } else { "register" };
     for &c in clients {
         let name = c.name();
-        let entry = c.mcp_entry(exe);
-        let hooks = c.hook_specs(exe);
-        let hook_names: Vec<&str> = c.hook_events().iter().map(|h| h.0).collect();
+        let seed_c = if remove {
+            None
+        } else {
+            c.seed_c_protocol(home)
+        };
+        let entry = c.mcp_entry(exe, seed_c.is_some());
+        let profile_note = seed_c
+            .as_ref()
+            .map(|f| {
+                format!(
+                    " with profile compat-c (seed C's mem_* protocol found in {})",
+                    f.display()
+                )
+            })
+            .unwrap_or_default();
+        let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
+        let hook_names: Vec<&str> = hooks.iter().map(|h| h.event).collect();
         match c {
             Client::Codex => {
                 let exe = exe.to_string();
+                let codex_c = seed_c.is_some();
                 plan_file(
                     &mut changes,
                     &mut refusals,
                     name,
                     c.mcp_file(home),
-                    format!("{verb} MCP server `engram`; [features] codex_hooks"),
-                    move |old, _| edit::codex_toml(old, &exe, remove),
+                    format!("{verb} MCP server `engram`{profile_note}; [features] codex_hooks"),
+                    move |old, _| {
+                        let args: &[&str] = if codex_c {
+                            &["mcp", "--tools=compat-c"]
+                        } else {
+                            &["mcp"]
+                        };
+                        edit::codex_toml_args(old, &exe, remove, args)
+                    },
                 );
             }
             Client::Gemini => {
@@ -324,7 +380,7 @@ pub fn plan(
                     name,
                     c.mcp_file(home),
                     format!(
-                        "{verb} MCP server `engram`; hooks {}",
+                        "{verb} MCP server `engram`{profile_note}; hooks {}",
                         hook_names.join(", ")
                     ),
                     json_file(move |doc| {
@@ -338,14 +394,14 @@ pub fn plan(
                 &mut refusals,
                 name,
                 c.mcp_file(home),
-                format!("{verb} MCP server `engram`"),
+                format!("{verb} MCP server `engram`{profile_note}"),
                 json_file(move |doc| edit::mcp_json(doc, entry, remove)),
             ),
         }
         if matches!(c, Client::Claude | Client::Codex)
             && let Some(path) = c.hooks_file(home)
         {
-            let hooks = c.hook_specs(exe);
+            let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
             plan_file(
                 &mut changes,
                 &mut refusals,
@@ -355,7 +411,8 @@ pub fn plan(
                 json_file(move |doc| edit::hooks_json(doc, &hooks, remove)),
             );
         }
-        if let Some(path) = c.instructions_file(home) {
+        // A C user's instructions already teach C's protocol: leave them as they are.
+        if let Some(path) = c.instructions_file(home).filter(|_| seed_c.is_none()) {
             plan_file(
                 &mut changes,
                 &mut refusals,

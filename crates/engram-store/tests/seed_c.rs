@@ -1,0 +1,194 @@
+//! Seed C's database at engram's path: opened in place, backed up, converted with C's ids,
+//! nothing of C's lost. The database is written here from C's documented DDL (tables,
+//! full-text index and its triggers, WAL mode as C runs it).
+
+use engram_core::Config;
+use engram_core::memory::IdRef;
+use engram_store::maintain::Verdict;
+use engram_store::{RecallRequest, Store};
+use rusqlite::Connection;
+use std::path::Path;
+
+const C_DDL: &str = r#"
+PRAGMA journal_mode = WAL;
+CREATE TABLE sessions (id TEXT PRIMARY KEY, project TEXT NOT NULL, directory TEXT NOT NULL,
+    started_at TEXT NOT NULL DEFAULT (datetime('now')), ended_at TEXT, summary TEXT);
+CREATE TABLE observations (id INTEGER PRIMARY KEY AUTOINCREMENT, sync_id TEXT,
+    session_id TEXT NOT NULL REFERENCES sessions(id), type TEXT NOT NULL, title TEXT NOT NULL,
+    content TEXT NOT NULL, tool_name TEXT, project TEXT, scope TEXT NOT NULL DEFAULT 'project',
+    topic_key TEXT, normalized_hash TEXT, revision_count INTEGER NOT NULL DEFAULT 1,
+    duplicate_count INTEGER NOT NULL DEFAULT 1, last_seen_at TEXT, pinned BOOLEAN NOT NULL DEFAULT 0,
+    review_after TEXT, expires_at TEXT, embedding BLOB, embedding_model TEXT, embedding_created_at TEXT,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')), updated_at TEXT NOT NULL DEFAULT (datetime('now')),
+    deleted_at TEXT, created_by TEXT);
+CREATE INDEX idx_obs_session ON observations(session_id);
+CREATE INDEX idx_obs_topic ON observations(topic_key, project, scope);
+CREATE VIRTUAL TABLE observations_fts USING fts5(title, content, tool_name, type, project, topic_key,
+    content='observations', content_rowid='id');
+CREATE TRIGGER obs_fts_insert AFTER INSERT ON observations BEGIN
+    INSERT INTO observations_fts(rowid, title, content, tool_name, type, project, topic_key)
+    VALUES (new.id, new.title, new.content, new.tool_name, new.type, new.project, new.topic_key);
+END;
+CREATE TRIGGER obs_fts_delete AFTER DELETE ON observations BEGIN
+    INSERT INTO observations_fts(observations_fts, rowid, title, content, tool_name, type, project, topic_key)
+    VALUES ('delete', old.id, old.title, old.content, old.tool_name, old.type, old.project, old.topic_key);
+END;
+CREATE TABLE user_prompts (id INTEGER PRIMARY KEY AUTOINCREMENT, sync_id TEXT,
+    session_id TEXT NOT NULL REFERENCES sessions(id), content TEXT NOT NULL, project TEXT,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')));
+CREATE VIRTUAL TABLE prompts_fts USING fts5(content, project, content='user_prompts', content_rowid='id');
+CREATE TRIGGER prompt_fts_insert AFTER INSERT ON user_prompts BEGIN
+    INSERT INTO prompts_fts(rowid, content, project) VALUES (new.id, new.content, new.project);
+END;
+CREATE TABLE prompt_tombstones (sync_id TEXT PRIMARY KEY, session_id TEXT, project TEXT, deleted_at TEXT);
+CREATE TABLE memory_relations (id INTEGER PRIMARY KEY, sync_id TEXT UNIQUE, source_id TEXT, target_id TEXT,
+    relation TEXT, reason TEXT, evidence TEXT, confidence REAL, judgment_status TEXT, marked_by_actor TEXT,
+    marked_by_kind TEXT, marked_by_model TEXT, session_id TEXT, created_at TEXT, updated_at TEXT,
+    superseded_at TEXT, superseded_by_relation_id INTEGER);
+CREATE TABLE sync_chunks (target_key TEXT NOT NULL DEFAULT 'local', chunk_id TEXT NOT NULL,
+    imported_at TEXT NOT NULL DEFAULT (datetime('now')), PRIMARY KEY (target_key, chunk_id));
+CREATE TABLE sync_state (target_key TEXT PRIMARY KEY, lifecycle TEXT, last_enqueued_seq INTEGER,
+    last_acked_seq INTEGER, last_pulled_seq INTEGER, consecutive_failures INTEGER, backoff_until TEXT,
+    lease_owner TEXT, lease_until TEXT, last_error TEXT, updated_at TEXT);
+PRAGMA user_version = 7;
+
+INSERT INTO sessions VALUES ('s-1', 'webapp', '/home/u/webapp', '2026-01-10 09:00:00', '2026-01-10 10:00:00', 'Set up auth');
+INSERT INTO observations (id, sync_id, session_id, type, title, content, project, topic_key, revision_count, pinned, created_at, updated_at)
+    VALUES (17, 'obs-aaaaaaaaaaaaaaaa', 's-1', 'architecture', 'Auth model', 'JWT in httpOnly cookies, rotated hourly', 'webapp', 'auth/model', 3, 1,
+            '2026-01-10 09:10:00', '2026-01-11 09:10:00');
+INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at, deleted_at)
+    VALUES (42, 'obs-bbbbbbbbbbbbbbbb', 's-1', 'bugfix', 'Fixed CSRF', 'Added the SameSite flag to the session cookie', 'webapp',
+            '2026-01-10 09:20:00', '2026-01-10 09:20:00', '2026-01-12 00:00:00');
+INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at)
+    VALUES (43, 'obs-cccccccccccccccc', 's-1', 'decision', 'Session store', 'Sessions live in Redis with a 30 day expiry', 'webapp',
+            '2026-01-10 10:00:00', '2026-01-10 10:00:00');
+INSERT INTO user_prompts (session_id, content, project, created_at) VALUES ('s-1', 'add login', 'webapp', '2026-01-10 09:01:00');
+INSERT INTO memory_relations (sync_id, source_id, target_id, relation, judgment_status, created_at, updated_at)
+    VALUES ('rel-00000000000000aa', 'obs-cccccccccccccccc', 'obs-aaaaaaaaaaaaaaaa', 'pending', 'pending',
+            '2026-01-10 10:00:00', '2026-01-10 10:00:00');
+INSERT INTO sync_chunks (chunk_id) VALUES ('a1b2c3d4');
+"#;
+
+fn write_c_db(path: &Path) {
+    let c = Connection::open(path).unwrap();
+    c.execute_batch(C_DDL).unwrap();
+    // Left open while engram opens the file? No: C is replaced by engram, so its process is
+    // gone; closing here also leaves C's WAL checkpointed or not, as C would.
+}
+
+fn backups(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".seed-c-"))
+        .collect()
+}
+
+#[test]
+fn seed_c_database_at_engrams_path_is_converted_in_place_with_its_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("engram.db");
+    write_c_db(&db);
+
+    let mut store = Store::open(&db, Config::default()).expect("C's database opens");
+
+    // C's ids still name the same observations.
+    let auth = store.get(&IdRef::Id(17)).unwrap();
+    assert_eq!(auth.title.as_deref(), Some("Auth model"));
+    assert_eq!(auth.room, "webapp");
+    assert_eq!(auth.topic_key.as_deref(), Some("auth/model"));
+    assert!(auth.pinned);
+    let csrf = store.get(&IdRef::Id(42)).unwrap();
+    assert_eq!(
+        csrf.tier,
+        engram_core::Tier::Trash,
+        "C's soft delete is kept"
+    );
+    assert_eq!(
+        store.get(&IdRef::Id(43)).unwrap().content,
+        "Sessions live in Redis with a 30 day expiry"
+    );
+    // Sessions and prompts came along.
+    let s = store.session("s-1").unwrap().expect("C's session");
+    assert_eq!(s.summary.as_deref(), Some("Set up auth"));
+    assert_eq!(store.rooms().unwrap()[0].prompts, 1);
+    // The full text is searchable through engram's own index.
+    let hits = store
+        .recall(&RecallRequest {
+            room: Some("webapp".into()),
+            ..RecallRequest::new("Redis expiry")
+        })
+        .unwrap();
+    assert_eq!(hits.hits[0].memory.id, 43);
+    // C's pending relation is still open for a verdict, under C's judgment id.
+    let j = store
+        .judge(Verdict {
+            judgment_id: "rel-00000000000000aa".into(),
+            relation: "compatible".into(),
+            ..Default::default()
+        })
+        .expect("C's pending judgment");
+    assert_eq!(j.judgment_id, "rel-00000000000000aa");
+    // New memories take ids after C's.
+    let new = store
+        .remember(engram_store::RememberRequest {
+            content: "Deploys go through the staging cluster first".into(),
+            room: Some("webapp".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(new.id > 43, "{}", new.id);
+    drop(store);
+
+    // The backup is C's database, untouched.
+    let b = backups(dir.path());
+    assert_eq!(b.len(), 1, "{b:?}");
+    let orig = Connection::open(&b[0]).unwrap();
+    let n: i64 = orig
+        .query_row("SELECT count(*) FROM observations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 3);
+    let v: i64 = orig
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 7);
+    // C's rows, every table of them, stay in the converted file too.
+    let conv = Connection::open(&db).unwrap();
+    for t in [
+        "seed_c_observations",
+        "seed_c_sessions",
+        "seed_c_user_prompts",
+        "seed_c_memory_relations",
+        "seed_c_sync_chunks",
+        "seed_c_prompt_tombstones",
+    ] {
+        let _: i64 = conv
+            .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{t}: {e}"));
+    }
+    drop(conv);
+
+    // Opening again converts and imports nothing twice.
+    let store = Store::open(&db, Config::default()).unwrap();
+    assert_eq!(
+        store.stats().unwrap().total_memories,
+        4,
+        "3 of C's and the new one"
+    );
+    assert_eq!(backups(dir.path()).len(), 1);
+}
+
+#[test]
+fn another_programs_database_is_refused_by_name_not_with_sql() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("engram.db");
+    Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE sessions (x); CREATE TABLE todo (y);")
+        .unwrap();
+    let err = Store::open(&db, Config::default()).err().expect("refused");
+    let msg = err.to_string();
+    assert!(msg.contains("is not an engram database"), "{msg}");
+    assert!(msg.contains("sessions, todo"), "{msg}");
+    assert!(!msg.contains("already exists"), "{msg}");
+}

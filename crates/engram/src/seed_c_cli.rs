@@ -1,0 +1,219 @@
+//! Seed C's CLI verbs (`engram search`, `save`, `timeline`, `projects`, `conflicts`,
+//! `init`, `version`): each runs the same `compat_c` adapter as C's MCP tool over the
+//! shell's store, and prints its text (or, with `--json`, its structured result).
+
+use crate::mcp::compat_c;
+use crate::mcp::tools::{Ctx, ToolError};
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    pub query: String,
+    #[arg(long = "type")]
+    pub kind: Option<String>,
+    #[arg(long)]
+    pub project: Option<String>,
+    #[arg(long)]
+    pub scope: Option<String>,
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct SaveArgs {
+    pub title: String,
+    pub content: String,
+    #[arg(long = "type")]
+    pub kind: Option<String>,
+    #[arg(long)]
+    pub project: Option<String>,
+    #[arg(long)]
+    pub scope: Option<String>,
+    #[arg(long = "topic")]
+    pub topic: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct TimelineArgs {
+    pub id: i64,
+    #[arg(long)]
+    pub before: Option<usize>,
+    #[arg(long)]
+    pub after: Option<usize>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProjectsCommand {
+    /// Every project with its counts of observations, sessions and prompts.
+    List,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConflictsCommand {
+    /// Relations awaiting a verdict (`--status judged` for the judged ones).
+    List {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long, default_value = "pending")]
+        status: String,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The project name (default: the folder's name).
+    pub name: Option<String>,
+    /// Replace an existing `.engram/config.json`.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Drops `None` fields so the adapter sees only what was given.
+fn args(pairs: &[(&str, Value)]) -> Value {
+    Value::Object(
+        pairs
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+}
+
+/// Runs C's tool `name` on the shell's store and prints its answer.
+fn run(name: &str, a: Value, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    // Search and save embed like engram's own recall and remember (lexical without a model).
+    let mut store = if matches!(name, "mem_search" | "mem_save") {
+        crate::open_store_with_model()?
+    } else {
+        crate::open_store()?
+    };
+    let spec = compat_c::tools()
+        .into_iter()
+        .find(|t| t.name == name)
+        .expect("a compat-c tool");
+    let mut a = a;
+    if let (Some(d), Some(o)) = (cwd, a.as_object_mut()) {
+        o.entry("cwd").or_insert(json!(d));
+    }
+    let project = std::env::var("ENGRAM_PROJECT").ok();
+    let mut ctx = Ctx {
+        store: &mut store,
+        default_room: project.as_deref(),
+        client: "cli",
+        b_scale: false,
+    };
+    let out = (spec.call)(&mut ctx, a).map_err(|e: ToolError| anyhow::anyhow!(e.message))?;
+    if !spec.hints.read_only {
+        crate::vault_cli::sync(&mut store);
+    }
+    if json_out {
+        println!("{out}");
+    } else if let Some(t) = out["result"].as_str() {
+        println!("{t}");
+    } else {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    }
+    Ok(())
+}
+
+pub fn search(a: SearchArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    let v = args(&[
+        ("query", json!(a.query)),
+        ("type", json!(a.kind)),
+        ("project", json!(a.project)),
+        ("scope", json!(a.scope)),
+        ("limit", json!(a.limit)),
+    ]);
+    run("mem_search", v, cwd, json_out)
+}
+
+pub fn save(a: SaveArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    let v = args(&[
+        ("title", json!(a.title)),
+        ("content", json!(a.content)),
+        ("type", json!(a.kind)),
+        ("project", json!(a.project)),
+        ("scope", json!(a.scope)),
+        ("topic_key", json!(a.topic)),
+    ]);
+    run("mem_save", v, cwd, json_out)
+}
+
+pub fn timeline(a: TimelineArgs, json_out: bool) -> anyhow::Result<()> {
+    let v = args(&[
+        ("observation_id", json!(a.id)),
+        ("before", json!(a.before)),
+        ("after", json!(a.after)),
+    ]);
+    run("mem_timeline", v, None, json_out)
+}
+
+pub fn projects(c: ProjectsCommand, json_out: bool) -> anyhow::Result<()> {
+    let ProjectsCommand::List = c;
+    let store = crate::open_store()?;
+    let rooms = store.rooms()?;
+    if json_out {
+        println!("{}", json!(rooms));
+    } else {
+        for r in &rooms {
+            println!(
+                "{}\t{} observations\t{} sessions\t{} prompts",
+                r.name, r.memories, r.sessions, r.prompts
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn conflicts(c: ConflictsCommand, json_out: bool) -> anyhow::Result<()> {
+    let ConflictsCommand::List {
+        project,
+        status,
+        limit,
+    } = c;
+    let store = crate::open_store()?;
+    let js = store.judgments(project.as_deref(), Some(&status), limit)?;
+    if json_out {
+        println!("{}", json!(js));
+    } else if js.is_empty() {
+        println!("No {status} conflicts.");
+    } else {
+        for j in &js {
+            println!(
+                "{}\t#{} -> #{}\t{}\t{}",
+                j.judgment_id,
+                j.src,
+                j.dst,
+                j.relation.as_deref().unwrap_or("-"),
+                j.status
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `engram init [name]`: C's `.engram/config.json` naming the project of this folder
+/// (read by room detection as `project_name`). Refuses to replace one without `--force`.
+pub fn init(a: InitArgs, dir: &Path) -> anyhow::Result<()> {
+    let name = match a.name {
+        Some(n) => n,
+        None => dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| anyhow::anyhow!("init: name the project (this folder has no name)"))?,
+    };
+    let room = engram_core::room::normalize_room(&name)?;
+    let path = dir.join(".engram").join("config.json");
+    if path.exists() && !a.force {
+        anyhow::bail!("{} exists; pass --force to replace it", path.display());
+    }
+    std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+    let body = serde_json::to_string_pretty(&json!({ "project_name": room }))?;
+    engram_store::fsutil::write_atomic(&path, format!("{body}\n").as_bytes())?;
+    println!("Project {room:?} initialised in {}", path.display());
+    Ok(())
+}

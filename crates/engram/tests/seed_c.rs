@@ -1,0 +1,643 @@
+//! Switching from seed C, through the built binary: C's database at engram's path, C's
+//! HTTP API beside `/mcp`, C's tools answering as C does, and C's post-compaction hook.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+use support::{Mcp, command};
+
+/// C's tables as its DDL has them (the columns engram reads), with its full-text index.
+const C_DDL: &str = r#"
+PRAGMA journal_mode = WAL;
+CREATE TABLE sessions (id TEXT PRIMARY KEY, project TEXT NOT NULL, directory TEXT NOT NULL,
+    started_at TEXT NOT NULL DEFAULT (datetime('now')), ended_at TEXT, summary TEXT);
+CREATE TABLE observations (id INTEGER PRIMARY KEY AUTOINCREMENT, sync_id TEXT,
+    session_id TEXT NOT NULL REFERENCES sessions(id), type TEXT NOT NULL, title TEXT NOT NULL,
+    content TEXT NOT NULL, tool_name TEXT, project TEXT, scope TEXT NOT NULL DEFAULT 'project',
+    topic_key TEXT, normalized_hash TEXT, revision_count INTEGER NOT NULL DEFAULT 1,
+    duplicate_count INTEGER NOT NULL DEFAULT 1, last_seen_at TEXT, pinned BOOLEAN NOT NULL DEFAULT 0,
+    review_after TEXT, expires_at TEXT, created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    updated_at TEXT NOT NULL DEFAULT (datetime('now')), deleted_at TEXT, created_by TEXT);
+CREATE VIRTUAL TABLE observations_fts USING fts5(title, content, tool_name, type, project, topic_key,
+    content='observations', content_rowid='id');
+CREATE TRIGGER obs_fts_insert AFTER INSERT ON observations BEGIN
+    INSERT INTO observations_fts(rowid, title, content, tool_name, type, project, topic_key)
+    VALUES (new.id, new.title, new.content, new.tool_name, new.type, new.project, new.topic_key);
+END;
+CREATE TABLE user_prompts (id INTEGER PRIMARY KEY AUTOINCREMENT, sync_id TEXT,
+    session_id TEXT NOT NULL REFERENCES sessions(id), content TEXT NOT NULL, project TEXT,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')));
+CREATE TABLE memory_relations (id INTEGER PRIMARY KEY, sync_id TEXT UNIQUE, source_id TEXT, target_id TEXT,
+    relation TEXT, reason TEXT, evidence TEXT, confidence REAL, judgment_status TEXT, marked_by_actor TEXT,
+    marked_by_kind TEXT, marked_by_model TEXT, session_id TEXT, created_at TEXT, updated_at TEXT,
+    superseded_at TEXT, superseded_by_relation_id INTEGER);
+INSERT INTO sessions VALUES ('s-1', 'webapp', '/home/u/webapp', '2026-01-10 09:00:00', '2026-01-10 10:00:00', 'Set up auth');
+INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at)
+    VALUES (17, 'obs-aaaaaaaaaaaaaaaa', 's-1', 'architecture', 'Auth model', 'JWT in httpOnly cookies, rotated hourly', 'webapp',
+            '2026-01-10 09:10:00', '2026-01-10 09:10:00');
+INSERT INTO user_prompts (session_id, content, project, created_at) VALUES ('s-1', 'add login', 'webapp', '2026-01-10 09:01:00');
+"#;
+
+fn write_c_db(home: &Path) {
+    std::fs::create_dir_all(home).unwrap();
+    rusqlite::Connection::open(home.join("engram.db"))
+        .unwrap()
+        .execute_batch(C_DDL)
+        .unwrap();
+}
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `engram serve 127.0.0.1:0` (C's positional address), waiting for the line naming its port.
+fn serve(home: &Path) -> Server {
+    let mut child = command(home)
+        .args(["serve", "127.0.0.1:0", "--tools", "compat-c"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let mut buf = Vec::new();
+    let started = Instant::now();
+    let addr = loop {
+        let mut b = [0u8; 512];
+        let n = err.read(&mut b).unwrap();
+        assert!(n > 0, "serve exited: {}", String::from_utf8_lossy(&buf));
+        buf.extend_from_slice(&b[..n]);
+        let text = String::from_utf8_lossy(&buf);
+        if let Some(i) = text.find("http://")
+            && let Some(j) = text[i + 7..].find("/mcp")
+        {
+            break text[i + 7..i + 7 + j].to_string();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no address: {text}"
+        );
+    };
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    Server { child, addr }
+}
+
+/// One HTTP/1.1 request; the status and the JSON body.
+fn req(addr: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    c.write_all(head.as_bytes()).unwrap();
+    c.write_all(body.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    c.read_to_end(&mut out).expect("a reply within 60 s");
+    let text = String::from_utf8_lossy(&out);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {text}"));
+    let (_, raw) = text.split_once("\r\n\r\n").unwrap_or(("", ""));
+    let v = serde_json::from_str(raw.trim()).unwrap_or(Value::Null);
+    (status, v)
+}
+
+#[test]
+fn seed_cs_database_and_http_api_work_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write_c_db(&home);
+    let srv = serve(&home);
+    let a = srv.addr.as_str();
+
+    // C's id still names C's observation (the server opens, and converts, the store on
+    // its first request), and C's original is kept beside it.
+    let (st, v) = req(a, "GET", "/observations/17", None);
+    assert_eq!(st, 200, "{v}");
+    let backups: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".seed-c-"))
+        .collect();
+    assert_eq!(backups.len(), 1, "one backup of C's database");
+    assert!(v["result"].as_str().unwrap().contains("Auth model"), "{v}");
+    let (st, _) = req(a, "GET", "/observations/9999", None);
+    assert_eq!(st, 404);
+
+    // A plugin's session and save, with C's body fields.
+    let (st, v) = req(
+        a,
+        "POST",
+        "/sessions",
+        Some(json!({"id": "s-2", "project": "webapp", "directory": "/tmp"})),
+    );
+    assert_eq!(st, 200, "{v}");
+    let (st, v) = req(
+        a,
+        "POST",
+        "/observations",
+        Some(
+            json!({"session_id": "s-2", "type": "decision", "title": "Cache layer",
+                    "content": "Use Redis for the cache layer with a five minute expiry",
+                    "project": "webapp", "tool_name": "Edit"}),
+        ),
+    );
+    assert_eq!(st, 200, "{v}");
+    let new_id = v["id"].as_i64().expect("an id");
+    assert!(new_id > 17);
+
+    let (st, v) = req(a, "GET", "/search?q=Redis%20cache&project=webapp", None);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["results"][0]["id"], new_id, "{v}");
+
+    let (st, v) = req(
+        a,
+        "GET",
+        &format!("/timeline?observation_id={new_id}"),
+        None,
+    );
+    assert_eq!(st, 200, "{v}");
+    assert!(
+        v["result"]
+            .as_str()
+            .unwrap()
+            .contains("Total observations in session: 1"),
+        "{v}"
+    );
+
+    // Prompts: save, list, search, delete.
+    let (st, v) = req(
+        a,
+        "POST",
+        "/prompts",
+        Some(
+            json!({"content": "how do we cache sessions?", "session_id": "s-2", "project": "webapp"}),
+        ),
+    );
+    assert_eq!(st, 200, "{v}");
+    let pid = v["id"].as_i64().unwrap();
+    let (_, v) = req(a, "GET", "/prompts/recent?project=webapp", None);
+    assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+    let (_, v) = req(a, "GET", "/prompts/search?q=CACHE", None);
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    let (st, _) = req(a, "DELETE", &format!("/prompts/{pid}"), None);
+    assert_eq!(st, 200);
+    let (_, v) = req(a, "GET", "/prompts/search?q=cache", None);
+    assert_eq!(v, json!([]), "an empty list is [], never null");
+
+    // Context: C's sections and footer; the compaction variant asks for the summary first.
+    let (st, v) = req(a, "GET", "/context?project=webapp", None);
+    assert_eq!(st, 200, "{v}");
+    let ctx = v["context"].as_str().unwrap();
+    for part in [
+        "### Recent Sessions",
+        "### Recent User Prompts",
+        "add login",
+        "Memory stats: 2 sessions",
+    ] {
+        assert!(ctx.contains(part), "{part:?} missing from {ctx}");
+    }
+    let (_, v) = req(a, "GET", "/context/compaction?session_id=s-2", None);
+    assert!(
+        v["context"]
+            .as_str()
+            .unwrap()
+            .contains("FIRST ACTION REQUIRED: Call mem_session_summary"),
+        "{v}"
+    );
+
+    let (_, v) = req(a, "GET", "/stats", None);
+    assert_eq!(
+        (v["sessions"].clone(), v["prompts"].clone()),
+        (json!(2), json!(1)),
+        "{v}"
+    );
+    let (_, v) = req(a, "GET", "/sessions/recent?project=webapp", None);
+    assert_eq!(v[0]["id"], "s-2", "{v}");
+    let (st, v) = req(a, "GET", "/conflicts", None);
+    assert_eq!(st, 200, "{v}");
+    assert!(v.is_array());
+    let (st, v) = req(
+        a,
+        "POST",
+        "/sessions/s-2/end",
+        Some(json!({"summary": "cache chosen"})),
+    );
+    assert_eq!(st, 200, "{v}");
+    // Export in C's format, and import it into a fresh server: C's ids come along.
+    let (st, exported) = req(a, "GET", "/export", None);
+    assert_eq!(st, 200, "{exported}");
+    assert_eq!(exported["version"], "0.2.0");
+    assert_eq!(
+        exported["observations"].as_array().unwrap().len(),
+        2,
+        "{exported}"
+    );
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let srv2 = serve(&other);
+    let (st, v) = req(&srv2.addr, "POST", "/import", Some(exported.clone()));
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["observations_imported"], 2, "{v}");
+    let (_, v) = req(&srv2.addr, "GET", "/observations/17", None);
+    assert!(v["result"].as_str().unwrap().contains("Auth model"), "{v}");
+    let (_, v) = req(&srv2.addr, "POST", "/import", Some(exported));
+    assert_eq!(
+        v["observations_imported"], 0,
+        "re-import creates nothing: {v}"
+    );
+    let (st, _) = req(&srv2.addr, "POST", "/import", Some(json!({"nope": 1})));
+    assert_eq!(st, 400);
+
+    let (st, v) = req(a, "GET", "/search?q=x&limit=many", None);
+    assert_eq!(st, 400);
+    assert!(v["error"].as_str().unwrap().contains("limit"), "{v}");
+}
+
+fn text(r: &Value) -> String {
+    r["structuredContent"]["result"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| r.to_string())
+}
+
+#[test]
+fn seed_cs_tools_answer_as_c_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let work = dir.path().join("work");
+    for repo in ["api", "web"] {
+        std::fs::create_dir_all(work.join(repo).join(".git")).unwrap();
+    }
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+
+    // A folder of several repositories: C reports the ambiguity and refuses writes.
+    let r = m.call("mem_current_project", json!({"cwd": work}));
+    assert_eq!(r["structuredContent"]["project_source"], "ambiguous", "{r}");
+    assert_eq!(
+        r["structuredContent"]["available_projects"],
+        json!(["api", "web"])
+    );
+    let r = m.call(
+        "mem_save",
+        json!({"title": "t", "content": "some content here", "cwd": work}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(r.to_string().contains("ambiguous_project"), "{r}");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Router", "content": "The API uses axum routers", "cwd": work,
+               "project": "api", "project_choice_reason": "user_selected_after_ambiguous_project"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    let saved = r["structuredContent"]["id"].as_i64().unwrap();
+
+    // scope global is C's shared scope.
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Editor", "content": "The user prefers tabs over spaces", "scope": "global"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+
+    // Sessions are sessions, and prompts are counted.
+    m.call(
+        "mem_session_start",
+        json!({"id": "sess-9", "directory": work.join("api")}),
+    );
+    m.call(
+        "mem_save_prompt",
+        json!({"content": "wire the router", "session_id": "sess-9", "project": "api"}),
+    );
+    let r = m.call("mem_stats", json!({}));
+    let t = text(&r);
+    // sess-9, and the sessions C creates for saves that name none: manual-save-api and
+    // manual-save-common.
+    assert!(t.contains("- Sessions: 3"), "{t}");
+    assert!(t.contains("- Prompts: 1"), "{t}");
+
+    // The timeline stays in the memory's session.
+    let r = m.call("mem_timeline", json!({"observation_id": saved}));
+    let t = text(&r);
+    assert!(t.contains("Total observations in session: 1"), "{t}");
+    assert!(!t.contains("Editor"), "a memory of another session: {t}");
+
+    // C's contract fields are in the schemas.
+    let tools = m.request("tools/list", json!({}));
+    let schema = |name: &str| {
+        tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["inputSchema"]["properties"]
+            .clone()
+    };
+    for (tool, field) in [
+        ("mem_context", "compact"),
+        ("mem_get_observation", "include_history"),
+        ("mem_get_observation", "history_cursor"),
+        ("mem_review", "id"),
+        ("mem_save", "project_choice_reason"),
+        ("mem_save", "recovery_token"),
+        ("mem_save", "observation"),
+        ("mem_session_summary", "recovery_token"),
+        ("mem_save_prompt", "project_choice_reason"),
+        ("mem_search", "response_format"),
+        ("mem_session_start", "directory"),
+        ("mem_update", "scope"),
+    ] {
+        assert!(schema(tool).get(field).is_some(), "{tool} lacks {field}");
+    }
+
+    // C's Japanese passive-capture header.
+    let r = m.call(
+        "mem_capture_passive",
+        json!({"content": "## 重要な学び：\n- マイグレーションはテストの前に必ず実行すること、忘れると失敗する\n", "project": "api"}),
+    );
+    assert!(text(&r).contains("extracted=1"), "{r}");
+}
+
+#[test]
+fn post_compaction_hook_asks_for_the_summary_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut child = command(&home)
+        .args(["hook", "session-start"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = json!({"session_id": "x", "cwd": dir.path(), "source": "compact"});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ctx.contains("FIRST ACTION REQUIRED: Call mem_session_summary"),
+        "{ctx}"
+    );
+}
+
+/// Runs the built binary in `dir`; its stdout, failing the test on a non-zero exit.
+fn engram_in(home: &Path, dir: &Path, args: &[&str]) -> String {
+    let out = command(home).current_dir(dir).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "engram {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn seed_cs_cli_verbs() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let proj = dir.path().join("Shop Front");
+    std::fs::create_dir_all(&proj).unwrap();
+    let out = engram_in(&home, &proj, &["init", "shop"]);
+    assert!(out.contains("\"shop\""), "{out}");
+    let cfg = std::fs::read_to_string(proj.join(".engram/config.json")).unwrap();
+    assert!(cfg.contains("\"project_name\": \"shop\""), "{cfg}");
+    let again = command(&home)
+        .current_dir(&proj)
+        .args(["init", "shop"])
+        .output()
+        .unwrap();
+    assert!(
+        !again.status.success(),
+        "init refuses to replace without --force"
+    );
+
+    let out = engram_in(
+        &home,
+        &proj,
+        &[
+            "save",
+            "Checkout flow",
+            "Payments go through Stripe checkout sessions",
+            "--type",
+            "decision",
+        ],
+    );
+    assert!(
+        out.starts_with("Memory saved: \"Checkout flow\" (decision)"),
+        "{out}"
+    );
+    let out = engram_in(&home, &proj, &["--json", "search", "Stripe checkout"]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["results"][0]["project"], "shop", "{v}");
+    let id = v["results"][0]["id"].as_i64().unwrap();
+    let out = engram_in(&home, &proj, &["timeline", &id.to_string()]);
+    assert!(
+        out.contains(&format!(">>> #{id} [decision] Checkout flow <<<")),
+        "{out}"
+    );
+    let out = engram_in(&home, &proj, &["projects", "list"]);
+    assert!(out.contains("shop\t1 observations\t1 sessions"), "{out}");
+    let out = engram_in(&home, &proj, &["conflicts", "list"]);
+    assert_eq!(out.trim(), "No pending conflicts.");
+    let out = engram_in(&home, &proj, &["version"]);
+    assert!(out.starts_with("engram "), "{out}");
+
+    // C's ENGRAM_DATA_DIR names the store's folder when ENGRAM_HOME is not set.
+    let data = dir.path().join("c-data");
+    let out = command(&home)
+        .env_remove("ENGRAM_HOME")
+        .env("ENGRAM_DATA_DIR", &data)
+        .current_dir(&proj)
+        .args(["save", "Data dir", "The store follows ENGRAM_DATA_DIR"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(data.join("engram.db").is_file());
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("ENGRAM_DATA_DIR is not"),
+        "not flagged unknown"
+    );
+}
+
+#[test]
+fn setup_keeps_seed_cs_protocol_and_registers_compat_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".gemini")).unwrap();
+    let protocol =
+        "## Engram memory\nCall mem_save after every decision; mem_search before work.\n";
+    std::fs::write(user.join(".gemini/GEMINI.md"), protocol).unwrap();
+    let out = command(&home)
+        .env("HOME", &user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", "gemini", "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("profile compat-c"),
+        "setup says which profile: {stdout}"
+    );
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-c"]),
+        "{settings}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(user.join(".gemini/GEMINI.md")).unwrap(),
+        protocol,
+        "C's instructions are left as they are"
+    );
+
+    // Codex, C's protocol in C's engram-instructions.md: compat-c in config.toml.
+    std::fs::create_dir_all(user.join(".codex")).unwrap();
+    std::fs::write(user.join(".codex/engram-instructions.md"), protocol).unwrap();
+    let out = command(&home)
+        .env("HOME", &user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", "codex", "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let toml = std::fs::read_to_string(user.join(".codex/config.toml")).unwrap();
+    assert!(
+        toml.contains(r#"args = ["mcp", "--tools=compat-c"]"#),
+        "{toml}"
+    );
+
+    // Claude Code, C's protocol in CLAUDE.md: compat-c, and C's SubagentStop capture.
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    std::fs::write(user.join(".claude/CLAUDE.md"), protocol).unwrap();
+    let out = command(&home)
+        .env("HOME", &user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", "claude", "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let stop = settings["hooks"]["SubagentStop"].to_string();
+    assert!(stop.contains("hook subagent-stop"), "{settings}");
+    assert_eq!(
+        std::fs::read_to_string(user.join(".claude/CLAUDE.md")).unwrap(),
+        protocol
+    );
+}
+
+#[test]
+fn subagent_stop_hook_saves_key_learnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut child = command(&home)
+        .args(["hook", "subagent-stop"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = json!({"session_id": "x", "cwd": dir.path(),
+        "last_assistant_message": "Done.\n## Key Learnings\n- The build cache must be cleared after a toolchain upgrade\n"});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    let found = command(&home)
+        .args(["--json", "search", "build cache toolchain"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1, "{v}");
+}
+
+#[test]
+fn a_quiet_open_session_gets_cs_save_nudge() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write_c_db(&home);
+    // C's session s-1 ended; this one is still open, started long ago, last save long ago.
+    rusqlite::Connection::open(home.join("engram.db"))
+        .unwrap()
+        .execute_batch(
+            "INSERT INTO sessions VALUES ('s-open', 'legacy', '/home/u/legacy', '2026-01-10 09:00:00', NULL, NULL);
+             INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at)
+             VALUES (30, 'obs-dddddddddddddddd', 's-open', 'bugfix', 'Flaky login', 'The login test waited on a fixed sleep', 'legacy',
+                     '2026-01-10 09:05:00', '2026-01-10 09:05:00');",
+        )
+        .unwrap();
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let r = m.call(
+        "mem_search",
+        json!({"query": "login test", "project": "legacy"}),
+    );
+    let t = text(&r);
+    assert!(t.contains("#30"), "{t}");
+    assert!(
+        t.contains("⚠️ No mem_save calls for this project in"),
+        "{t}"
+    );
+    let r = m.call("mem_context", json!({"project": "legacy"}));
+    assert!(text(&r).contains("No mem_save calls"), "{r}");
+    // A project whose session is closed is not nudged.
+    let r = m.call(
+        "mem_search",
+        json!({"query": "JWT cookies", "project": "webapp"}),
+    );
+    assert!(!text(&r).contains("No mem_save calls"), "{r}");
+}
