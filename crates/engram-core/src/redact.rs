@@ -416,6 +416,31 @@ pub fn redact_in_place(text: &mut String) -> Vec<Redaction> {
     fired
 }
 
+/// Redacts every string inside a JSON value (metadata), keys left alone.
+pub fn redact_json(v: &mut serde_json::Value) -> Vec<Redaction> {
+    let mut fired = Vec::new();
+    match v {
+        serde_json::Value::String(s) => fired = redact_in_place(s),
+        serde_json::Value::Array(items) => {
+            for item in items {
+                merge(&mut fired, redact_json(item));
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for item in map.values_mut() {
+                merge(&mut fired, redact_json(item));
+            }
+        }
+        _ => {}
+    }
+    fired
+}
+
+/// Redacts an optional text in place.
+pub fn redact_opt(text: &mut Option<String>) -> Vec<Redaction> {
+    text.as_mut().map(redact_in_place).unwrap_or_default()
+}
+
 /// Adds `more` to `into`, summing counts of the same rule.
 pub fn merge(into: &mut Vec<Redaction>, more: Vec<Redaction>) {
     for r in more {

@@ -154,6 +154,13 @@ pub struct RememberArgs {
     /// Pin it.
     #[arg(long)]
     pub pin: bool,
+    /// `--resolve false` stores the text as a new memory without resolving it against
+    /// similar ones (no reinforce, merge or supersede); default: the `resolve` setting.
+    #[arg(long, value_name = "true|false", action = clap::ArgAction::Set)]
+    pub resolve: Option<bool>,
+    /// The same as `--resolve false`.
+    #[arg(long = "no-resolve", conflicts_with = "resolve")]
+    pub no_resolve: bool,
 }
 
 #[derive(Args, Debug)]
@@ -468,7 +475,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub http: bool,
     /// Address to listen on; anything but loopback needs ENGRAM_HTTP_TOKEN.
-    #[arg(default_value = "127.0.0.1:8765")]
+    #[arg(default_value = "127.0.0.1:8765", value_parser = parse_listen_addr)]
     pub addr: std::net::SocketAddr,
     #[arg(long, default_value = "core")]
     pub tools: String,
@@ -501,4 +508,19 @@ pub enum ModelCommand {
     },
     /// Switch to a model (a name or a folder) and embed every memory with it.
     Use { name: String },
+}
+
+/// A listen address: `IP:PORT` (`127.0.0.1:8765`, `[::1]:0`), or `localhost:PORT`, which is
+/// 127.0.0.1 (no name lookup: `localhost` is loopback by definition).
+pub fn parse_listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    if let Some((host, port)) = s.rsplit_once(':')
+        && host.eq_ignore_ascii_case("localhost")
+    {
+        let port: u16 = port
+            .parse()
+            .map_err(|_| format!("{port:?} is not a port (0–65535)"))?;
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse()
+        .map_err(|_| format!("{s:?} is not IP:PORT or localhost:PORT"))
 }
