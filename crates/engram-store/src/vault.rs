@@ -19,6 +19,7 @@ use crate::store::{MEMORY_COLUMNS, add_event, index_text, row_to_memory};
 use crate::transfer::{check_memory, insert_memory};
 use crate::{Error, Result, Store};
 use engram_core::config::{IndexCheck, Switch};
+use engram_core::redact;
 use engram_core::{EventKind, Kind, LinkKind, Memory, MemoryId, Millis, Tier, time};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
@@ -855,10 +856,11 @@ fn write_memory(
             continue;
         }
         if let Ok(doc) = frontmatter::parse(&String::from_utf8_lossy(&bytes))
-            && doc.body != m.content
-            && !doc.body.trim().is_empty()
+            && let body = redact::redact(&doc.body).0
+            && body != m.content
+            && !body.trim().is_empty()
         {
-            add_revision(conn, m, &doc.body, "vault_conflict", now)?;
+            add_revision(conn, m, &body, "vault_conflict", now)?;
             report.conflicts += 1;
         }
     }
@@ -1377,7 +1379,13 @@ impl Store {
                         })?;
                     claimed.insert(uid.clone());
                     stems.insert(stem_of(rel).to_string(), uid.clone());
-                    if write_back {
+                    // A secret typed into the file was redacted on the way in: the file
+                    // is rewritten from the clean row too, so the secret leaves the disk.
+                    let had_secret = !redact::redact(&r.content).1.is_empty()
+                        || r.title
+                            .as_deref()
+                            .is_some_and(|t| !redact::redact(t).1.is_empty());
+                    if write_back || had_secret {
                         // The uid goes back into the file, at the path the user chose.
                         tx.execute(
                             "INSERT INTO vault_files (path, uid, hash, size, mtime) VALUES (?1, ?2, '', -1, -1)

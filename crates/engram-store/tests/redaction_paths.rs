@@ -42,7 +42,15 @@ fn everything_on_disk(dir: &Path) -> String {
 fn assert_clean(dir: &Path, store: &mut Store) {
     store.sync_vault().unwrap();
     let all = everything_on_disk(dir);
-    assert!(!all.contains(TOKEN), "the token reached the disk");
+    if let Some(i) = all.find(TOKEN) {
+        let from = all[..i]
+            .rfind('/')
+            .map_or(0, |j| all[..j].rfind('\n').map_or(0, |k| k + 1));
+        panic!(
+            "the token reached the disk: {}",
+            &all[from..(i + 80).min(all.len())]
+        );
+    }
     assert!(!all.contains(PASSWORD), "the password reached the disk");
 }
 
@@ -122,9 +130,10 @@ fn import_and_hand_edited_vault_files_redact() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = open(dir.path());
     let line = serde_json::json!({
-        "type": "memory", "uid": "01JA0000000000000000000000", "content": format!("token {TOKEN}"),
+        "type": "memory", "id": 1, "uid": "01JA0000000000000000000000", "content": format!("token {TOKEN}"),
         "title": format!("{TOKEN}"), "kind": "fact", "importance": 0.5, "tags": [], "room": "app",
-        "tier": "active", "created_at": T0, "updated_at": T0, "valid_from": T0, "source": "import",
+        "tier": "active", "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false, "source": "import",
         "metadata": {"note": format!("password: {PASSWORD}")},
     });
     let batch =

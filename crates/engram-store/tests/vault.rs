@@ -389,7 +389,7 @@ fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
     let mut store = open(dir.path());
     populate(&mut store);
     let root = dir.path().join("memories");
-    let fact = root.join("fact");
+    let fact = root.join("decision");
     let n_facts = std::fs::read_dir(&fact).unwrap().count();
     assert!(n_facts > 0);
     // Move the folder's files outside and put a link in its place.
@@ -418,10 +418,11 @@ fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
             .any(|w| w.message.contains("symbolic link")),
         "{report:?}"
     );
-    // A new fact would be written through the link: refused, and nothing lands outside.
+    // A new decision would be written through the link: refused, nothing lands outside.
     store
         .remember(RememberRequest {
-            content: "The cache lives in /var/cache/app.".into(),
+            content: "We decided the cache lives in /var/cache/app.".into(),
+            kind: Some(Kind::Decision),
             room: Some("app".into()),
             ..Default::default()
         })
@@ -457,9 +458,9 @@ fn stray_temporaries_are_cleaned_at_start() {
     populate(&mut store);
     let root = dir.path().join("memories");
     // No process has this id (above the kernel's pid limit).
-    let stray = root.join("fact/.note.md.tmp-4999999-0");
+    let stray = root.join("decision/.note.md.tmp-4999999-0");
     std::fs::write(&stray, "half a file").unwrap();
-    let keep = root.join("fact/.keep-me.md");
+    let keep = root.join("decision/.keep-me.md");
     std::fs::write(&keep, "not ours").unwrap();
     store.vault_startup(&mut |_, _| {}).unwrap();
     assert!(!stray.exists(), "the stray temporary is still there");

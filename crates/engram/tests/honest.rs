@@ -93,10 +93,11 @@ fn a_closed_pipe_ends_a_command_quietly() {
     for i in 0..200 {
         let uid = format!("01JA{:022}", i);
         lines.push_str(
-            &json!({"type": "memory", "uid": uid, "content": format!("memory {i} {}", "padding text ".repeat(60)),
+            &json!({"type": "memory", "id": i + 1, "uid": uid, "content": format!("memory {i} {}", "padding text ".repeat(60)),
                     "kind": "fact", "importance": 0.5, "tags": [], "room": "app", "tier": "active",
-                    "created_at": 1_790_000_000_000i64, "updated_at": 1_790_000_000_000i64,
-                    "valid_from": 1_790_000_000_000i64, "source": "test"})
+                    "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+                    "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+                    "source": "test", "metadata": {}})
             .to_string(),
         );
         lines.push('\n');
