@@ -269,7 +269,7 @@ fn rules() -> &'static [Rule] {
         // Keys whose value is a secret in env, shell, YAML, TOML, JSON and .env forms.
         const SECRET_KEYS: &str = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|credentials?|api[_-]?key|apikey|secret[_.-]key[_.-]base)|(?:[A-Za-z0-9]+[_.-])+(?:pass|auth|pwd)|pwd";
         // A value ends at a space, a separator, or a URL's next `&name=` parameter.
-        let value = r#"("[^"\n]*"|'[^'\n]*'|[^\s,;"'}\]]+?)(?:&[A-Za-z0-9_.-]+=|[\s,;"'}\]]|$)"#;
+        let value = r#"("[^"\n]*"|'[^'\n]*'|[^\s,;"'})\]]+?)(?:&[A-Za-z0-9_.-]+=|[\s,;"'})\]]|$)"#;
         let assignment = format!(
             r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+|set\s+)?["']?(?:{SECRET_KEYS})["']?\s*(?::=|=|:)[ \t]*{value}"#
         );

@@ -84,6 +84,41 @@ fn unknown_arguments_are_errors_and_resolve_is_a_per_write_switch() {
     assert_ne!(a["id"], b["id"]);
 }
 
+/// The first recall after connecting waits for the model loading in the background (up to
+/// `first_recall_wait_ms`, generous here) instead of answering lexically; without a model
+/// the result says it was lexical only, and why.
+#[test]
+fn the_first_recall_waits_for_the_model_or_says_it_was_lexical() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = Mcp::start(dir.path(), &[], "test");
+    let r = m.call("recall", json!({"query": "deploy"}));
+    assert_eq!(r["structuredContent"]["search"], "lexical", "{r}");
+    let why = r["structuredContent"]["lexical_reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(why.contains("no embedding model"), "{r}");
+    drop(m);
+
+    let model = std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
+    });
+    let mut m = Mcp::start_with_env(
+        dir.path(),
+        &[],
+        "test",
+        &[
+            ("ENGRAM_MODEL", &model),
+            ("ENGRAM_FIRST_RECALL_WAIT_MS", "600000"),
+        ],
+    );
+    let r = m.call("recall", json!({"query": "deploy"}));
+    assert_ne!(r["isError"], true, "{r}");
+    assert!(
+        r["structuredContent"].get("search").is_none(),
+        "waited for the model: {r}"
+    );
+}
+
 #[test]
 fn a_closed_pipe_ends_a_command_quietly() {
     let dir = tempfile::tempdir().unwrap();

@@ -44,7 +44,13 @@ pub struct Mcp {
 impl Mcp {
     /// Starts `engram mcp` (extra arguments appended) and completes the handshake.
     pub fn start(home: &Path, args: &[&str], client: &str) -> Mcp {
+        Mcp::start_with_env(home, args, client, &[])
+    }
+
+    /// [`start`](Self::start) with extra environment variables (a model, a setting).
+    pub fn start_with_env(home: &Path, args: &[&str], client: &str, env: &[(&str, &str)]) -> Mcp {
         let mut child = command(home)
+            .envs(env.iter().copied())
             .arg("mcp")
             .args(args)
             .stdin(Stdio::piped())
