@@ -278,7 +278,8 @@ impl Shared {
         if let Err(e) = tools::check_known_arguments(name, &(spec.schema)(), &args) {
             return error_result(e.field, e.message);
         }
-        let searches = spec.hints.read_only && (name.contains("recall") || name.contains("search"));
+        // Search tools (`recall` records hits, so it is not read-only).
+        let searches = name.contains("recall") || name.contains("search");
         let mut guard = match self.store.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
