@@ -52,6 +52,10 @@ pub struct Config {
     /// embed a query in 5.5 ms instead of 7.3 and ingest 104 memories/s instead of 76
     /// (`engram bench recall`), and more would take cores from the agent being served.
     pub embed_threads: usize,
+    /// How long a server's first search waits for the embedding model still loading in the
+    /// background, in milliseconds (default 5000; 0 never waits). A search that had to go
+    /// without it says so in its result (`search: "lexical"`, `lexical_reason`).
+    pub first_recall_wait_ms: u64,
     /// How candidate sources fuse into one relevance: `max`, `weighted` or `rrf`.
     pub fusion: Fusion,
     /// Candidates taken from each source before ranking (B: 50).
@@ -160,6 +164,7 @@ impl Default for Config {
             model: "all-MiniLM-L6-v2".to_string(),
             http_token: String::new(),
             embed_threads: 2,
+            first_recall_wait_ms: 5000,
             fusion: Fusion::Weighted,
             candidate_k: 50,
             rrf_k: 60.0,

@@ -17,6 +17,11 @@ pub const MAX_NAME_BYTES: usize = 256;
 pub const MAX_METADATA_BYTES: usize = 16 * 1024;
 /// Longest recall query, in bytes (4 KiB).
 pub const MAX_QUERY_BYTES: usize = 4 * 1024;
+/// Longest line of a JSON-lines import (1 MiB): one record per line, and a record holds at
+/// most 64 KiB of content and 16 KiB of metadata even with every character escaped.
+pub const MAX_IMPORT_LINE_BYTES: usize = 1024 * 1024;
+/// Largest import read as one JSON document (seed C's export), in bytes (256 MiB).
+pub const MAX_IMPORT_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
 /// Most hits one recall returns.
 pub const MAX_RECALL_LIMIT: usize = 100;
 /// Most ids in one reinforce call.

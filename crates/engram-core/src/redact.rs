@@ -1,9 +1,15 @@
 //! Secret redaction: what must never be stored, indexed or embedded.
 //!
 //! Agents paste logs, configs and URLs into memories; a key that reaches the store would be
-//! recalled into every later prompt. Each rule replaces a match with `[REDACTED]` (a URL's
-//! password only, so the rest of the URL stays useful) and the write result lists which
-//! rules fired, so the agent learns that something was removed instead of finding out later.
+//! recalled into every later prompt. Each rule replaces a match with `[REDACTED]` (only the
+//! secret part: a URL's password, an assignment's value, so the rest stays useful) and the
+//! write result lists which rules fired, so the agent learns that something was removed
+//! instead of finding out later. Every path into the store (remember, correct, update,
+//! topic upserts, hooks, vault edits read back, importers) calls [`redact`].
+//!
+//! Broad rules (assignments, card numbers, high-entropy strings) carry an `accept` check so
+//! ordinary engineering text passes: `primary_key = id`, `PWD=/home/me`, git hashes, ULIDs,
+//! identifiers. The table test in `tests/redact_table.rs` measures both sides.
 
 use regex::Regex;
 use serde::Serialize;
@@ -26,18 +32,227 @@ struct Rule {
     /// The capture group that holds the secret (0 = the whole match).
     group: usize,
     /// Extra check on the secret, for patterns too broad to trust alone.
-    accept: fn(&str) -> bool,
+    accept: fn(&str, &str) -> bool,
 }
 
-fn any(_: &str) -> bool {
+fn any(_: &str, _: &str) -> bool {
     true
 }
 
-/// A value after `password=` is taken for a secret only when it does not read like prose:
-/// long enough and holding a digit or a symbol.
-fn looks_secret(v: &str) -> bool {
-    let v = v.trim_matches(|c| c == '"' || c == '\'');
-    v.chars().count() >= 6
+/// Values that name a setting's state or point elsewhere rather than hold a secret.
+fn is_placeholder(v: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "none",
+        "nil",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "required",
+        "optional",
+        "string",
+        "str",
+        "empty",
+        "unset",
+        "redacted",
+        "secret",
+        "password",
+        "token",
+        "hidden",
+        "masked",
+        "example",
+        "your",
+        "here",
+        "changeme",
+        "todo",
+        "undefined",
+        "default",
+        "env",
+        "file",
+        "int",
+        "bool",
+        "option",
+        "value",
+    ];
+    let lower = v.to_ascii_lowercase();
+    v.contains(MARK)
+        || v.starts_with(['$', '<', '{', '%', '(', '[', '/', '~', '.', '@', '&', '*'])
+        || v.starts_with("process.env")
+        || v.starts_with("os.environ")
+        || v.starts_with("env.")
+        || WORDS.contains(&lower.as_str())
+        || v.chars().all(|c| c == v.chars().next().unwrap_or('x'))
+        || lower.contains("xxxx")
+}
+
+fn unquote(v: &str) -> (&str, bool) {
+    let q = v.len() >= 2
+        && ((v.starts_with('"') && v.ends_with('"')) || (v.starts_with('\'') && v.ends_with('\'')));
+    if q {
+        (&v[1..v.len() - 1], true)
+    } else {
+        (v, false)
+    }
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(s: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    for c in s.chars() {
+        *counts.entry(c).or_insert(0usize) += 1;
+    }
+    let n = s.chars().count() as f64;
+    counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// AWS secret access keys: 40 characters of base64 with upper, lower and digits (a git
+/// hash is lowercase hex, so it never matches).
+fn aws_secret_shape(v: &str) -> bool {
+    v.len() == 40
+        && v.chars().any(|c| c.is_ascii_uppercase())
+        && v.chars().any(|c| c.is_ascii_lowercase())
+        && v.chars().any(|c| c.is_ascii_digit())
+        && entropy(v) >= 4.0
+}
+
+/// A long random-looking token: upper, lower and digits mixed with high entropy. Hex (git
+/// hashes, sha256), ULIDs and UUIDs have no lowercase-and-uppercase mix and pass; so do
+/// identifiers, whose entropy is low and which rarely mix digits through them.
+fn high_entropy(v: &str) -> bool {
+    let v = v.trim_end_matches('=');
+    let n = v.chars().count();
+    if n < 24 || v.contains(MARK) {
+        return false;
+    }
+    let upper = v.chars().filter(|c| c.is_ascii_uppercase()).count();
+    let lower = v.chars().filter(|c| c.is_ascii_lowercase()).count();
+    let digits = v.chars().filter(|c| c.is_ascii_digit()).count();
+    // Identifiers and paths: words joined by `_`, `-` or `/` of mostly lowercase letters.
+    let words = v
+        .split(['_', '-', '/', '.'])
+        .filter(|w| !w.is_empty())
+        .count();
+    if words >= 3 && v.split(['_', '-', '/', '.']).all(|w| w.len() < 12) {
+        return false;
+    }
+    // Case changes: camelCase has few, random text changes case every couple of chars.
+    let flips = v
+        .as_bytes()
+        .windows(2)
+        .filter(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic())
+        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
+        .count();
+    upper >= 2 && lower >= 2 && digits >= 2 && flips * 5 >= n && entropy(v) >= 4.0
+}
+
+/// Luhn checksum over the digits of a candidate card number, with an issuer prefix (Visa,
+/// Mastercard, Amex, Discover, JCB, Diners) so timestamps and ids pass.
+fn card_number(v: &str) -> bool {
+    let digits: Vec<u32> = v.chars().filter_map(|c| c.to_digit(10)).collect();
+    if !(13..=19).contains(&digits.len()) {
+        return false;
+    }
+    let s: String = digits.iter().map(|d| char::from(b'0' + *d as u8)).collect();
+    let issuer = s.starts_with('4')
+        || (51..=55).contains(&s[..2].parse::<u32>().unwrap_or(0))
+        || (2221..=2720).contains(&s[..4].parse::<u32>().unwrap_or(0))
+        || s.starts_with("34")
+        || s.starts_with("37")
+        || s.starts_with("6011")
+        || s.starts_with("65")
+        || s.starts_with("35")
+        || s.starts_with("36");
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| {
+            if i % 2 == 1 {
+                let x = d * 2;
+                if x > 9 { x - 9 } else { x }
+            } else {
+                d
+            }
+        })
+        .sum();
+    issuer && sum.is_multiple_of(10)
+}
+
+/// The key part of an assignment match, before its `=` or `:`.
+fn key_of(whole: &str) -> &str {
+    whole.split([':', '=']).next().unwrap_or(whole)
+}
+
+/// `DB_PASSWORD=…`: environment style, where even a plain word is a value, not prose.
+fn env_style(whole: &str) -> bool {
+    let key = key_of(whole).trim_start_matches("export ").trim();
+    key.chars().any(|c| c.is_ascii_uppercase()) && !key.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// A value after `password=`, `DB_PASS:`, `"token": …` is a secret unless it is a
+/// placeholder, code (`get_token()`, `cfg.token`, `Option<String>`) or a number setting;
+/// an unquoted word of letters only counts in environment style (`SECRET=hunter`).
+fn value_secret(whole: &str, v: &str) -> bool {
+    let (inner, quoted) = unquote(v);
+    let inner = inner.trim();
+    let n = inner.chars().count();
+    if n < 4 || is_placeholder(inner) || (inner.contains(' ') && !quoted) {
+        return false;
+    }
+    if inner.chars().all(|c| c.is_ascii_digit()) && n < 8 {
+        return false;
+    }
+    if quoted {
+        return true;
+    }
+    static PATH: OnceLock<Regex> = OnceLock::new();
+    let path = PATH.get_or_init(|| {
+        Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+,?$")
+            .expect("pattern compiles")
+    });
+    // `cfg.token` is code, `hvs.CAES1x` is a token: dotted paths count as code only
+    // outside environment style and when no segment mixes digits into letters.
+    let dotted_code = path.is_match(inner)
+        && !env_style(whole)
+        && !inner
+            .split(['.', ':'])
+            .any(|seg| seg.chars().any(|c| c.is_ascii_digit()));
+    let code = inner.contains(['(', '[', '<', '{']) || dotted_code;
+    if code {
+        return false;
+    }
+    inner
+        .chars()
+        .any(|c| c.is_ascii_digit() || !c.is_alphanumeric() && c != '_')
+        || (env_style(whole) && n >= 6)
+}
+
+/// A value after `*_KEY=` needs more: `primary_key = id`, `sort_key: created_at` are schema,
+/// not secrets. Eight characters or more, with a digit and a letter, and not a path.
+fn key_value_secret(whole: &str, v: &str) -> bool {
+    let (inner, _) = unquote(v);
+    value_secret(whole, v)
+        && inner.chars().count() >= 8
+        && inner.chars().any(|c| c.is_ascii_digit())
+        && inner.chars().any(|c| c.is_ascii_alphabetic())
+        && !inner.contains('/')
+        && !inner.ends_with(".pem")
+}
+
+/// The word after "password is": a secret when it holds a digit or a symbol.
+fn phrase_secret(_: &str, v: &str) -> bool {
+    let v = v.trim_end_matches(['.', ',', ';', ')', '!', '?']);
+    v.chars().count() >= 4
+        && !is_placeholder(v)
         && v.chars()
             .any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
 }
@@ -51,6 +266,16 @@ fn rules() -> &'static [Rule] {
             group,
             accept,
         };
+        // Keys whose value is a secret in env, shell, YAML, TOML, JSON and .env forms.
+        const SECRET_KEYS: &str = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|credentials?|api[_-]?key|apikey|secret[_.-]key[_.-]base)|(?:[A-Za-z0-9]+[_.-])+(?:pass|auth|pwd)|pwd";
+        // A value ends at a space, a separator, or a URL's next `&name=` parameter.
+        let value = r#"("[^"\n]*"|'[^'\n]*'|[^\s,;"'})\]]+?)(?:&[A-Za-z0-9_.-]+=|[\s,;"'})\]]|$)"#;
+        let assignment = format!(
+            r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+|set\s+)?["']?(?:{SECRET_KEYS})["']?\s*(?::=|=|:)[ \t]*{value}"#
+        );
+        let key_assignment = format!(
+            r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+)?["']?(?:[A-Za-z0-9]+[_.-])+key["']?\s*(?::=|=|:)[ \t]*{value}"#
+        );
         vec![
             // Seed C's explicit privacy spans, across lines, any case.
             r("private_span", r"(?is)<private>.*?</private>", 0, any),
@@ -83,6 +308,25 @@ fn rules() -> &'static [Rule] {
                 any,
             ),
             r("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{20,})", 1, any),
+            // Webhook URLs are credentials in themselves: the path after the host goes.
+            r(
+                "webhook_url",
+                r"(?i)https?://hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9/_-]+)",
+                1,
+                any,
+            ),
+            r(
+                "webhook_url",
+                r"(?i)https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/([0-9]+/[A-Za-z0-9_-]+)",
+                1,
+                any,
+            ),
+            r(
+                "webhook_url",
+                r"(?i)https?://(?:[A-Za-z0-9-]+\.)*(?:webhook\.office\.com|outlook\.office\.com/webhook)/([^\s\x22'<>]+)",
+                1,
+                any,
+            ),
             // user:password@host in any URL: only the password goes.
             r(
                 "url_password",
@@ -90,11 +334,38 @@ fn rules() -> &'static [Rule] {
                 1,
                 any,
             ),
+            r("secret_assignment", &assignment, 1, value_secret),
+            r("secret_assignment", &key_assignment, 1, key_value_secret),
             r(
-                "password_assignment",
-                r#"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)\b\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s,;]+)"#,
+                "secret_assignment",
+                r"(?i)--(?:password|passwd|pass|token|api-key|secret|client-secret)[ =]([^\s'\x22]+)",
                 1,
-                looks_secret,
+                phrase_secret,
+            ),
+            // "the wifi password is hunter22", "PIN: 4821-x".
+            r(
+                "password_phrase",
+                r"(?i)\b(?:password|passcode|passphrase|pass code)(?:\s+(?:for|of|to)\s+[\w.@-]+)?\s+(?:is|was|are|:)\s+['\x22]?([^\s'\x22]+)",
+                1,
+                phrase_secret,
+            ),
+            r(
+                "aws_secret_key",
+                r"(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=_-]|$)",
+                1,
+                |_, v| aws_secret_shape(v),
+            ),
+            r(
+                "card_number",
+                r"(?:^|[^0-9A-Za-z_.-])((?:\d[ -]?){12,18}\d)(?:[^0-9A-Za-z_]|$)",
+                1,
+                |_, v| card_number(v),
+            ),
+            r(
+                "high_entropy",
+                r"(?:^|[^A-Za-z0-9+/=_-])([A-Za-z0-9+/=_-]{24,})",
+                1,
+                |_, v| high_entropy(v),
             ),
         ]
     })
@@ -104,7 +375,7 @@ fn rules() -> &'static [Rule] {
 /// when nothing was found, in which case the text comes back unchanged).
 pub fn redact(text: &str) -> (String, Vec<Redaction>) {
     let mut out = text.to_string();
-    let mut fired = Vec::new();
+    let mut fired: Vec<Redaction> = Vec::new();
     for rule in rules() {
         let mut count = 0;
         let mut result = String::with_capacity(out.len());
@@ -113,7 +384,8 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
             let Some(m) = caps.get(rule.group) else {
                 continue;
             };
-            if m.as_str() == MARK || !(rule.accept)(m.as_str()) {
+            let whole = caps.get(0).map_or("", |w| w.as_str());
+            if m.as_str() == MARK || !(rule.accept)(whole, m.as_str()) {
                 continue;
             }
             result.push_str(&out[last..m.start()]);
@@ -124,13 +396,60 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
         if count > 0 {
             result.push_str(&out[last..]);
             out = result;
-            fired.push(Redaction {
-                kind: rule.kind,
-                count,
-            });
+            match fired.iter_mut().find(|r| r.kind == rule.kind) {
+                Some(r) => r.count += count,
+                None => fired.push(Redaction {
+                    kind: rule.kind,
+                    count,
+                }),
+            }
         }
     }
     (out, fired)
+}
+
+/// Redacts in place; returns what fired. For the write paths that hold a `String`.
+pub fn redact_in_place(text: &mut String) -> Vec<Redaction> {
+    let (clean, fired) = redact(text);
+    if !fired.is_empty() {
+        *text = clean;
+    }
+    fired
+}
+
+/// Redacts every string inside a JSON value (metadata), keys left alone.
+pub fn redact_json(v: &mut serde_json::Value) -> Vec<Redaction> {
+    let mut fired = Vec::new();
+    match v {
+        serde_json::Value::String(s) => fired = redact_in_place(s),
+        serde_json::Value::Array(items) => {
+            for item in items {
+                merge(&mut fired, redact_json(item));
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for item in map.values_mut() {
+                merge(&mut fired, redact_json(item));
+            }
+        }
+        _ => {}
+    }
+    fired
+}
+
+/// Redacts an optional text in place.
+pub fn redact_opt(text: &mut Option<String>) -> Vec<Redaction> {
+    text.as_mut().map(redact_in_place).unwrap_or_default()
+}
+
+/// Adds `more` to `into`, summing counts of the same rule.
+pub fn merge(into: &mut Vec<Redaction>, more: Vec<Redaction>) {
+    for r in more {
+        match into.iter_mut().find(|x| x.kind == r.kind) {
+            Some(x) => x.count += r.count,
+            None => into.push(r),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -218,12 +537,12 @@ mod tests {
             ),
             (
                 "password = \"hunter2!x\" in the file",
-                "password_assignment",
+                "secret_assignment",
                 "password = [REDACTED] in the file",
             ),
             (
                 "API_KEY=abc123def456",
-                "password_assignment",
+                "secret_assignment",
                 "API_KEY=[REDACTED]",
             ),
         ];

@@ -237,6 +237,25 @@ fn flat(s: &str, max: usize) -> String {
     }
 }
 
+/// A memory as one briefing line: its id, kind, source and date, then its text as a quoted
+/// string (JSON escapes). A memory is data: its own `## ` headings, list items or
+/// "ignore the above" lines stay inside the quotes instead of reading as the briefing's.
+fn quoted_item(m: &Memory, max: usize) -> String {
+    format!(
+        "- #{} [{}] from {}, {}: {}",
+        m.id,
+        m.kind,
+        m.source,
+        &engram_core::time::format(m.created_at)[..10],
+        quote(&flat(&m.content, max))
+    )
+}
+
+/// A text as a JSON string literal.
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serialises")
+}
+
 impl Store {
     fn remember_hub(
         &mut self,
@@ -307,7 +326,7 @@ impl Store {
             self.conn.execute(
                 "INSERT INTO sessions (id, room, started_at, ended_at, summary) VALUES (?1, ?2, ?3, ?3, ?4)
                  ON CONFLICT (id) DO UPDATE SET ended_at = coalesce(sessions.ended_at, ?3), summary = ?4",
-                params![sid, out.room, now, req.summary],
+                params![sid, out.room, now, engram_core::redact::redact(&req.summary).0],
             )?;
         }
         Ok(out)
@@ -414,6 +433,7 @@ impl Store {
         if let Some(s) = summary {
             limits::check_len("summary", s, limits::MAX_CONTENT_BYTES)?;
         }
+        let summary = summary.map(|s| engram_core::redact::redact(s).0);
         let now = self.now();
         let n = self.conn.execute(
             "UPDATE sessions SET ended_at = ?2, summary = coalesce(?3, summary) WHERE id = ?1",
@@ -791,12 +811,7 @@ impl Store {
         if !pinned.is_empty() {
             w.line("## Pinned");
             for m in &pinned {
-                w.line(&format!(
-                    "- #{} [{}] {}",
-                    m.id,
-                    m.kind,
-                    flat(&m.content, 300)
-                ));
+                w.line(&quoted_item(m, 300));
             }
         }
         if let Some(h) = &handoff_view {
@@ -805,19 +820,23 @@ impl Store {
                 h.memory.id,
                 &engram_core::time::format(h.memory.created_at)[..10]
             ));
-            w.line(&flat(
+            w.line(&quote(&flat(
                 h.memory
                     .metadata
                     .get("summary")
                     .and_then(|s| s.as_str())
                     .unwrap_or(&h.memory.content),
                 600,
-            ));
+            )));
             if !h.next_steps.is_empty() {
                 w.line("Next steps:");
                 for s in &h.next_steps {
                     let ev = s.evidence.map(|e| format!(" (#{e})")).unwrap_or_default();
-                    w.line(&format!("- [{}] {}{ev}", s.status, flat(&s.step, 200)));
+                    w.line(&format!(
+                        "- [{}] {}{ev}",
+                        s.status,
+                        quote(&flat(&s.step, 200))
+                    ));
                 }
             }
         }
@@ -835,22 +854,16 @@ impl Store {
             for m in &recent_failures {
                 let comp = meta_str(m, "component").unwrap_or_else(|| "-".into());
                 w.line(&format!(
-                    "- {comp}: {} (#{}, {})",
-                    flat(&m.content, 200),
-                    m.id,
-                    &engram_core::time::format(m.created_at)[..10]
+                    "{} (component {})",
+                    quoted_item(m, 200),
+                    quote(&comp)
                 ));
             }
         }
         if !strongest.is_empty() {
             w.line("## Strongest memories");
             for m in &strongest {
-                w.line(&format!(
-                    "- #{} [{}] {}",
-                    m.id,
-                    m.kind,
-                    flat(&m.content, 300)
-                ));
+                w.line(&quoted_item(m, 300));
             }
         }
         if w.text.is_empty() {
@@ -1001,6 +1014,7 @@ impl Store {
         let (room, _) =
             crate::rooms::resolve(&self.config, origin.room.as_deref(), origin.cwd.as_deref())?;
         let now = self.now();
+        let content = engram_core::redact::redact(content).0;
         self.conn.execute(
             "INSERT INTO prompts (session_id, room, content, created_at) VALUES (?1, ?2, ?3, ?4)",
             params![session_id, room, content, now],

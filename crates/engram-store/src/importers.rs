@@ -71,8 +71,20 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
             let v: Value = serde_json::from_str(&text).map_err(|e| bad_file(path, e))?;
             read_c_value(&v, now)
         }
-        Source::McpMemory => read_mcp_memory(&read_text(path)?, now),
-        Source::AJsonl => read_a_jsonl(&read_text(path)?, now),
+        Source::McpMemory => {
+            let f = open(path)?;
+            read_mcp_memory(
+                crate::transfer::capped_lines(&mut std::io::BufReader::new(f)),
+                now,
+            )?
+        }
+        Source::AJsonl => {
+            let f = open(path)?;
+            read_a_jsonl(
+                crate::transfer::capped_lines(&mut std::io::BufReader::new(f)),
+                now,
+            )?
+        }
     };
     if let Some(r) = room {
         for m in &mut batch.memories {
@@ -95,11 +107,31 @@ fn open(path: &Path) -> Result<std::fs::File> {
     })
 }
 
+/// A whole-document import, read up to [`limits::MAX_IMPORT_DOCUMENT_BYTES`]: past that the
+/// file is refused, so `/dev/zero` or a runaway file cannot fill memory.
 fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    use std::io::Read;
+    let cap = engram_core::limits::MAX_IMPORT_DOCUMENT_BYTES;
+    let mut bytes = Vec::new();
+    open(path)?
+        .take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > cap {
+        return Err(engram_core::InputError::new(
+            "file",
+            format!(
+                "{} is larger than the import limit of {} MiB for a JSON document",
+                path.display(),
+                cap >> 20
+            ),
+        )
+        .into());
+    }
+    String::from_utf8(bytes).map_err(|e| bad_file(path, e))
 }
 
 fn bad_file(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -423,11 +455,12 @@ pub fn read_c_value(v: &Value, now: Millis) -> Batch {
 
 // ---- the MCP memory server ----------------------------------------------------------
 
-fn read_mcp_memory(text: &str, now: Millis) -> Batch {
+fn read_mcp_memory(lines: impl Iterator<Item = Result<String>>, now: Millis) -> Result<Batch> {
     let mut batch = Batch::default();
     let mut anchor: HashMap<String, String> = HashMap::new();
     let mut relations = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines.enumerate() {
+        let line = line?;
         let t = line.trim();
         if t.is_empty() {
             continue;
@@ -512,14 +545,15 @@ fn read_mcp_memory(text: &str, now: Millis) -> Batch {
             )),
         }
     }
-    batch
+    Ok(batch)
 }
 
 // ---- seed A ---------------------------------------------------------------------------
 
-fn read_a_jsonl(text: &str, now: Millis) -> Batch {
+fn read_a_jsonl(lines: impl Iterator<Item = Result<String>>, now: Millis) -> Result<Batch> {
     let mut batch = Batch::default();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines.enumerate() {
+        let line = line?;
         let t = line.trim();
         if t.is_empty() {
             continue;
@@ -594,5 +628,5 @@ fn read_a_jsonl(text: &str, now: Millis) -> Batch {
         m.metadata = md;
         batch.memories.push(ImportedMemory::new(m));
     }
-    batch
+    Ok(batch)
 }

@@ -429,6 +429,10 @@ impl Store {
         {
             return Err(InputError::new("created_at", "must not be before 1970").into());
         }
+        merge_redactions(
+            &mut redacted,
+            engram_core::redact::redact_json(&mut metadata),
+        );
         limits::check_metadata(&metadata)?;
         let mut importance = req.importance.unwrap_or(self.config.default_importance);
         engram_core::importance::from_number(importance, false)?;
@@ -932,7 +936,7 @@ impl Store {
         })
     }
 
-    /// B's correction flow: a new memory holds the corrected content and a correction record,
+    /// B's correction flow: a new memory holds the corrected content (the record in metadata),
     /// with the old memory's kind, room and tags (plus `correction`) and importance at least
     /// `correction_min_importance`; the old memory is superseded (`valid_to` = now) and linked.
     pub fn correct(
@@ -947,6 +951,8 @@ impl Store {
         if let Some(s) = source {
             limits::check_name("source", s)?;
         }
+        let corrected = &engram_core::redact::redact(corrected).0;
+        let reason = &engram_core::redact::redact(reason).0;
         let now = self.now();
         let vector = self.embed_document(corrected);
         let tx = self
@@ -983,15 +989,11 @@ impl Store {
             }
             Tier::Active | Tier::Archived => {}
         }
-        let excerpt: String = old.content.chars().take(200).collect();
-        let content = format!(
-            "{corrected}\n\n> [!note] Correction record\n> Previously misremembered as: \"{}\"\n> Reason for correction: {}\n> Old memory: [[{}]]",
-            excerpt.replace('\n', " "),
-            reason.replace('\n', " "),
-            old.uid
-        );
-        // The record makes the stored text longer than what the caller sent; refuse rather than cut.
-        limits::check_content("content", &content)?;
+        // Only the corrected text is content. The record (which memory, why) is the
+        // metadata, the old memory's correction event and the `supersedes` link, which the
+        // vault renders as a link to the old memory's file: pasting the old text here made
+        // it match searches for the wrong fact and show in every briefing.
+        let content = corrected.to_string();
         let mut tags = old.tags.clone();
         if !tags.iter().any(|t| t == "correction") {
             tags.push("correction".into());
@@ -1183,7 +1185,9 @@ impl Store {
     /// Rewrites a memory in place (seed A's `update_memory`, C's `mem_update`). The previous
     /// text, title and importance are kept in the memory's event log as a revision, so
     /// nothing is lost; the full-text index is rebuilt.
-    pub fn update(&mut self, id: &IdRef, change: MemoryUpdate) -> Result<Memory> {
+    pub fn update(&mut self, id: &IdRef, mut change: MemoryUpdate) -> Result<Memory> {
+        engram_core::redact::redact_opt(&mut change.content);
+        engram_core::redact::redact_opt(&mut change.title);
         if let Some(c) = &change.content {
             limits::check_content("content", c)?;
         }

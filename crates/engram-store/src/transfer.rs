@@ -9,6 +9,7 @@
 use crate::store::{MEMORY_COLUMNS, add_event, index_text, row_to_memory};
 use crate::{Error, Result, Store};
 use engram_core::dynamics::ActrParams;
+use engram_core::redact;
 use engram_core::{EventKind, InputError, LinkKind, Memory, MemoryId, Millis, Tier, limits};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
@@ -206,6 +207,11 @@ pub fn derived_uid(at: Millis, key: &str) -> String {
 /// Checks and normalises a memory to import; the error names the field.
 pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
     limits::check_content("content", &m.content)?;
+    // Imports and vault files are paths in like any other: no secret reaches the row, the
+    // index or a vault file name.
+    redact::redact_in_place(&mut m.content);
+    redact::redact_opt(&mut m.title);
+    redact::redact_json(&mut m.metadata);
     if m.content.trim().is_empty() {
         return Err(InputError::new("content", "must not be empty"));
     }
@@ -386,8 +392,8 @@ impl Store {
                         )?
                         .execute(params![
                             id,
-                            r.content,
-                            r.title,
+                            redact::redact(&r.content).0,
+                            r.title.as_deref().map(|t| redact::redact(t).0),
                             r.kind,
                             r.importance,
                             serde_json::to_string(&r.tags).expect("tags serialise"),
@@ -490,7 +496,7 @@ impl Store {
             }
             tx.execute(
                 "INSERT INTO prompts (session_id, room, content, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![p.session_id, p.room, p.content, p.created_at],
+                params![p.session_id, p.room, redact::redact(&p.content).0, p.created_at],
             )?;
             report.created("prompts");
         }
@@ -741,22 +747,69 @@ impl Store {
     }
 }
 
+/// Reads one line of at most `cap` bytes into `buf` (without the newline), streaming: an
+/// endless line (`/dev/zero`) fails at `cap` instead of filling memory. Returns false at the
+/// end of input. `line_no` is the line being read, for the error.
+pub(crate) fn read_capped_line(
+    input: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+    line_no: usize,
+) -> Result<bool> {
+    buf.clear();
+    let io = |source| Error::Io {
+        path: "import".into(),
+        source,
+    };
+    loop {
+        let chunk = input.fill_buf().map_err(io)?;
+        if chunk.is_empty() {
+            return Ok(!buf.is_empty());
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if buf.len() + take > cap {
+            return Err(InputError::new(
+                "file",
+                format!(
+                    "line {line_no} is longer than the import limit of {cap} bytes per line (one record per line); nothing was imported"
+                ),
+            )
+            .into());
+        }
+        buf.extend_from_slice(&chunk[..take]);
+        input.consume(take + usize::from(done));
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+/// The lines of a JSON-lines input, each capped at [`limits::MAX_IMPORT_LINE_BYTES`]; a line
+/// that is not UTF-8 comes back as an empty string after a warning-free lossy decode.
+pub(crate) fn capped_lines(input: &mut dyn BufRead) -> impl Iterator<Item = Result<String>> + '_ {
+    let mut line_no = 0usize;
+    let mut buf = Vec::new();
+    std::iter::from_fn(move || {
+        line_no += 1;
+        match read_capped_line(input, &mut buf, limits::MAX_IMPORT_LINE_BYTES, line_no) {
+            Ok(true) => Some(Ok(String::from_utf8_lossy(&buf).into_owned())),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    })
+}
+
 /// Reads engram's JSONL export into a batch. A line that does not parse is a warning
 /// naming its line number; a header of a newer format version is an error.
 pub fn read_jsonl(input: &mut dyn BufRead) -> Result<Batch> {
     let mut batch = Batch::default();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut line_no = 0usize;
-    let mut buf = String::new();
-    loop {
-        buf.clear();
-        let n = input.read_line(&mut buf).map_err(|source| Error::Io {
-            path: "import".into(),
-            source,
-        })?;
-        if n == 0 {
-            break;
-        }
+    for line in capped_lines(input) {
+        let buf = line?;
         line_no += 1;
         let t = buf.trim();
         if t.is_empty() {

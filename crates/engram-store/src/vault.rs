@@ -19,6 +19,7 @@ use crate::store::{MEMORY_COLUMNS, add_event, index_text, row_to_memory};
 use crate::transfer::{check_memory, insert_memory};
 use crate::{Error, Result, Store};
 use engram_core::config::{IndexCheck, Switch};
+use engram_core::redact;
 use engram_core::{EventKind, Kind, LinkKind, Memory, MemoryId, Millis, Tier, time};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
@@ -70,6 +71,9 @@ pub struct ReindexReport {
     pub updated: usize,
     /// Memories whose file was deleted by hand: moved to the trash.
     pub trashed: usize,
+    /// Memories whose file is gone, left in their tier because this was the start-of-process
+    /// check (which read-only commands run too), not `engram reindex`.
+    pub gone: usize,
     pub links_changed: usize,
     pub synced: SyncReport,
     pub warnings: Vec<VaultWarning>,
@@ -615,6 +619,83 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     result.map_err(io_err(path))
 }
 
+/// The first part of `rel` under `root` that is a symbolic link, if any. engram never writes
+/// or reads through a link inside the vault: one that points out of the home would put
+/// memories where the user does not look, and a scan that does not follow it would take its
+/// files for deleted ones.
+pub(crate) fn link_in_path(root: &Path, rel: &str) -> Option<PathBuf> {
+    let mut p = root.to_path_buf();
+    for part in rel.split('/').filter(|s| !s.is_empty()) {
+        p.push(part);
+        match std::fs::symlink_metadata(&p) {
+            Ok(meta) if meta.file_type().is_symlink() => return Some(p),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+fn refuse_link(link: &Path) -> Error {
+    Error::Io {
+        path: link.to_path_buf(),
+        source: std::io::Error::other(
+            "is a symbolic link inside the vault; engram does not follow links out of the vault \
+             (replace it with a real folder, or point `vault_dir` at the target)",
+        ),
+    }
+}
+
+/// Removes temporary files (`.<name>.tmp-<pid>-<n>`) that a killed process left in the
+/// vault: those of a process that no longer runs, or older than an hour where that cannot
+/// be told. Returns how many went.
+pub(crate) fn clean_stray_temporaries(root: &Path) -> usize {
+    let mut removed = 0;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(ft) = entry.file_type() else { continue };
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if ft.is_dir() && !name.starts_with('.') {
+                stack.push(entry.path());
+                continue;
+            }
+            if !ft.is_file() || !name.starts_with('.') {
+                continue;
+            }
+            let Some(pid) = temporary_pid(&name) else {
+                continue;
+            };
+            if pid == std::process::id() {
+                continue;
+            }
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 3600);
+            let proc_fs = Path::new("/proc/self").exists();
+            let dead = proc_fs && !Path::new(&format!("/proc/{pid}")).exists();
+            if (dead || old) && std::fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// The process id in a `write_atomic` temporary's name.
+fn temporary_pid(name: &str) -> Option<u32> {
+    let (_, tail) = name.rsplit_once(".tmp-")?;
+    let (pid, n) = tail.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
 /// Every `.md` file under `root` (relative, `/`-separated), skipping hidden entries
 /// (`.obsidian/`, temporary files).
 pub(crate) fn walk(root: &Path) -> Result<Vec<String>> {
@@ -808,12 +889,16 @@ fn write_memory(
             continue;
         }
         if let Ok(doc) = frontmatter::parse(&String::from_utf8_lossy(&bytes))
-            && doc.body != m.content
-            && !doc.body.trim().is_empty()
+            && let body = redact::redact(&doc.body).0
+            && body != m.content
+            && !body.trim().is_empty()
         {
-            add_revision(conn, m, &doc.body, "vault_conflict", now)?;
+            add_revision(conn, m, &body, "vault_conflict", now)?;
             report.conflicts += 1;
         }
+    }
+    if let Some(link) = link_in_path(root, &rel) {
+        return Err(refuse_link(&link));
     }
     let full = root.join(&rel);
     let unchanged = existing
@@ -950,7 +1035,10 @@ fn status_in(conn: &Connection, root: &Path) -> Result<VaultStatus> {
             _ => st.changed += 1,
         }
     }
-    st.gone = rec.keys().filter(|p| !seen.contains(p.as_str())).count();
+    st.gone = rec
+        .keys()
+        .filter(|p| !seen.contains(p.as_str()) && link_in_path(root, p).is_none())
+        .count();
     Ok(st)
 }
 
@@ -1138,6 +1226,7 @@ impl Store {
         let Some(root) = self.vault_dir() else {
             return Ok((None, None));
         };
+        clean_stray_temporaries(&root);
         if self.config.startup_index_check == IndexCheck::Off {
             self.sync_vault()?;
             return Ok((None, None));
@@ -1148,7 +1237,17 @@ impl Store {
             return Ok((None, None));
         }
         match self.config.startup_index_check {
-            IndexCheck::Auto => Ok((Some(self.reindex_vault(progress)?), None)),
+            IndexCheck::Auto => {
+                let report = self.reindex_vault_with(progress, false)?;
+                let message = (report.gone > 0).then(|| {
+                    format!(
+                        "{}: {} file(s) gone outside engram; their memories stay until `engram reindex` moves them to the trash",
+                        root.display(),
+                        report.gone
+                    )
+                });
+                Ok((Some(report), message))
+            }
             _ => Ok((
                 None,
                 Some(format!(
@@ -1167,6 +1266,17 @@ impl Store {
     /// memory comes back with its uid, dates and links. Files that do not parse are reported
     /// and left alone.
     pub fn reindex_vault(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<ReindexReport> {
+        self.reindex_vault_with(progress, true)
+    }
+
+    /// [`reindex_vault`](Self::reindex_vault); with `trash_gone` false (the start-of-process
+    /// check, which also runs before read-only commands), a memory whose file is gone stays
+    /// where it is and the report counts it in `gone`: only `engram reindex` moves it.
+    fn reindex_vault_with(
+        &mut self,
+        progress: &mut dyn FnMut(u64, u64),
+        trash_gone: bool,
+    ) -> Result<ReindexReport> {
         let Some(root) = self.vault_dir() else {
             return Ok(ReindexReport::default());
         };
@@ -1302,7 +1412,13 @@ impl Store {
                         })?;
                     claimed.insert(uid.clone());
                     stems.insert(stem_of(rel).to_string(), uid.clone());
-                    if write_back {
+                    // A secret typed into the file was redacted on the way in: the file
+                    // is rewritten from the clean row too, so the secret leaves the disk.
+                    let had_secret = !redact::redact(&r.content).1.is_empty()
+                        || r.title
+                            .as_deref()
+                            .is_some_and(|t| !redact::redact(t).1.is_empty());
+                    if write_back || had_secret {
                         // The uid goes back into the file, at the path the user chose.
                         tx.execute(
                             "INSERT INTO vault_files (path, uid, hash, size, mtime) VALUES (?1, ?2, '', -1, -1)
@@ -1369,6 +1485,21 @@ impl Store {
             .collect();
         let wiped = files.is_empty() && !gone.is_empty();
         for (p, r) in gone {
+            // Behind a link: not deleted, just not followed. Left as it is, and said.
+            if let Some(link) = link_in_path(&root, p) {
+                report.warnings.push(VaultWarning {
+                    path: link,
+                    line: 0,
+                    message: "is a symbolic link; engram does not follow links out of the vault, \
+                              so the files behind it are left alone and their memories kept"
+                        .into(),
+                });
+                continue;
+            }
+            if !trash_gone && !wiped && !claimed.contains(&r.uid) {
+                report.gone += 1;
+                continue;
+            }
             tx.execute("DELETE FROM vault_files WHERE path = ?1", [p])?;
             if claimed.contains(&r.uid) {
                 continue; // moved by hand: its new path was recorded above

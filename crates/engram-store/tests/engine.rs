@@ -285,11 +285,19 @@ fn correct_supersedes_and_deep_names_the_successor() {
     let prev = f.store.get(&IdRef::Id(old)).unwrap();
     assert_eq!(prev.tier, Tier::Superseded);
     assert_eq!(prev.valid_to, Some(T0 + 1000));
+    // Only the corrected text is content: the old text would match searches for the old
+    // term and show in every briefing. The record is metadata, the event and the link.
+    assert_eq!(new.content, "The staging database is PostgreSQL");
+    assert_eq!(new.metadata["corrects"], prev.uid.as_str());
+    assert_eq!(new.metadata["reason"], "migrated in March");
+    let detail = f.store.show(&IdRef::Id(c.new_id)).unwrap();
     assert!(
-        new.content
-            .starts_with("The staging database is PostgreSQL")
+        serde_json::to_string(&detail)
+            .unwrap()
+            .contains("supersedes"),
+        "the link to the old memory is a real one"
     );
-    assert!(new.content.contains("Correction record") && new.content.contains(&prev.uid));
+    assert!(!f.ids("MySQL", "app", Mode::Fast).contains(&c.new_id));
     assert!(
         (new.importance - 0.7).abs() < 1e-12,
         "importance raised to the correction minimum"

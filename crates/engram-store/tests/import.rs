@@ -376,3 +376,32 @@ fn from_a_jsonl() {
     let again = import(&mut store, Source::AJsonl, &f);
     assert!(again.created.values().all(|n| *n == 0), "{again:?}");
 }
+
+/// An endless line (`/dev/zero`, or a file of one huge line) ends with an error naming the
+/// per-line limit, after reading about that limit, for every JSON-lines format.
+#[test]
+fn an_endless_line_is_refused_at_the_line_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.jsonl");
+    let line = format!(
+        "{{\"type\":\"memory\",\"content\":\"{}\"}}\n",
+        "x".repeat(engram_core::limits::MAX_IMPORT_LINE_BYTES + 10)
+    );
+    std::fs::write(&path, line).unwrap();
+    for source in [Source::Engram, Source::AJsonl, Source::McpMemory] {
+        let err = importers::read(source, &path, None, T0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 1") && err.contains("bytes per line"),
+            "{err}"
+        );
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let err = importers::read(Source::Engram, Path::new("/dev/zero"), None, T0)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("bytes per line"), "{err}");
+    }
+}

@@ -377,3 +377,95 @@ fn vault_off_writes_nothing() {
     store.sync_vault().unwrap();
     assert!(!dir.path().join("memories").exists());
 }
+
+/// A kind folder replaced by a link to a folder outside the home: writes refuse to follow it,
+/// the start-of-process check (run by read-only commands too) trashes nothing, and
+/// `reindex` leaves the memories behind the link alone with a warning.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    populate(&mut store);
+    let root = dir.path().join("memories");
+    let fact = root.join("decision");
+    let n_facts = std::fs::read_dir(&fact).unwrap().count();
+    assert!(n_facts > 0);
+    // Move the folder's files outside and put a link in its place.
+    for e in std::fs::read_dir(&fact).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::rename(&p, outside.path().join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::remove_dir(&fact).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &fact).unwrap();
+    drop(store);
+
+    let mut store = open(dir.path());
+    let before = store.stats().unwrap();
+    store.vault_startup(&mut |_, _| {}).unwrap();
+    let after = store.stats().unwrap();
+    assert_eq!(
+        before.by_tier, after.by_tier,
+        "the start-of-process check moved memories between tiers"
+    );
+    let report = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(report.trashed, 0, "{report:?}");
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("symbolic link")),
+        "{report:?}"
+    );
+    // A new decision would be written through the link: refused, nothing lands outside.
+    store
+        .remember(RememberRequest {
+            content: "We decided the cache lives in /var/cache/app.".into(),
+            kind: Some(Kind::Decision),
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let err = store.sync_vault().unwrap_err().to_string();
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), n_facts);
+}
+
+/// A file deleted by hand is trashed by `engram reindex` only; the start-of-process check
+/// says so and moves nothing.
+#[test]
+fn the_startup_check_never_trashes_a_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let ids = populate(&mut store);
+    let root = dir.path().join("memories");
+    let m = store.get(&IdRef::Id(ids[0])).unwrap();
+    std::fs::remove_file(file_of(&root, &m.uid)).unwrap();
+    let (_, msg) = store.vault_startup(&mut |_, _| {}).unwrap();
+    assert!(msg.unwrap().contains("engram reindex"));
+    assert_eq!(store.get(&IdRef::Id(ids[0])).unwrap().tier, Tier::Active);
+    let report = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(report.trashed, 1);
+    assert_eq!(store.get(&IdRef::Id(ids[0])).unwrap().tier, Tier::Trash);
+}
+
+/// Temporary files a killed writer left behind are removed when a process starts.
+#[test]
+fn stray_temporaries_are_cleaned_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    populate(&mut store);
+    let root = dir.path().join("memories");
+    // No process has this id (above the kernel's pid limit).
+    let stray = root.join("decision/.note.md.tmp-4999999-0");
+    std::fs::write(&stray, "half a file").unwrap();
+    let keep = root.join("decision/.keep-me.md");
+    std::fs::write(&keep, "not ours").unwrap();
+    store.vault_startup(&mut |_, _| {}).unwrap();
+    assert!(!stray.exists(), "the stray temporary is still there");
+    assert!(
+        keep.exists(),
+        "a hidden file that is not a temporary was removed"
+    );
+}

@@ -175,6 +175,13 @@ pub struct RememberArgs {
     /// Pin it.
     #[arg(long)]
     pub pin: bool,
+    /// `--resolve false` stores the text as a new memory without resolving it against
+    /// similar ones (no reinforce, merge or supersede); default: the `resolve` setting.
+    #[arg(long, value_name = "true|false", action = clap::ArgAction::Set)]
+    pub resolve: Option<bool>,
+    /// The same as `--resolve false`.
+    #[arg(long = "no-resolve", conflicts_with = "resolve")]
+    pub no_resolve: bool,
 }
 
 #[derive(Args, Debug)]
@@ -544,13 +551,28 @@ pub fn serve_addr(
         arg.filter(|a| !a.trim().is_empty()),
         env_port.filter(|p| !p.trim().is_empty()),
     ) {
-        (Some(a), _) => match a.trim().parse::<std::net::SocketAddr>() {
+        (Some(a), _) => match parse_listen_addr(a.trim()) {
             Ok(addr) => Ok(addr),
             Err(_) => port(a, "the address").map(local),
         },
         (None, Some(p)) => port(p, "ENGRAM_PORT").map(local),
         (None, None) => Ok(local(DEFAULT_PORT)),
     }
+}
+
+/// A listen address: `IP:PORT` (`127.0.0.1:7437`, `[::1]:0`), or `localhost:PORT`, which is
+/// 127.0.0.1 (no name lookup: `localhost` is loopback by definition).
+pub fn parse_listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    if let Some((host, port)) = s.rsplit_once(':')
+        && host.eq_ignore_ascii_case("localhost")
+    {
+        let port: u16 = port
+            .parse()
+            .map_err(|_| format!("{port:?} is not a port (0–65535)"))?;
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse()
+        .map_err(|_| format!("{s:?} is not IP:PORT or localhost:PORT"))
 }
 
 #[cfg(test)]
@@ -578,5 +600,13 @@ mod serve_addr_tests {
         let e = serve_addr(None, Some("seventy")).unwrap_err();
         assert!(e.contains("ENGRAM_PORT"), "{e}");
         assert!(serve_addr(Some("host:port"), None).is_err());
+        assert_eq!(
+            serve_addr(Some("localhost:0"), None).unwrap().to_string(),
+            "127.0.0.1:0"
+        );
+        assert_eq!(
+            serve_addr(Some("LOCALHOST:8123"), None).unwrap().to_string(),
+            "127.0.0.1:8123"
+        );
     }
 }

@@ -136,7 +136,7 @@ fn log(home: Option<&Home>, event: &str, message: &str) {
             .create(true)
             .append(true)
             .open(&path)?;
-        let flat = message.replace('\n', " ");
+        let flat = engram_core::redact::redact(message).0.replace('\n', " ");
         f.write_all(format!("{} {event}: {flat}\n", engram_core::time::format(now_ms())).as_bytes())
     })();
 }
@@ -379,6 +379,8 @@ fn user_prompt(
                     kind: hit.memory.kind.to_string(),
                     room: hit.memory.room.clone(),
                     content: hit.memory.content.clone(),
+                    source: hit.memory.source.clone(),
+                    date: engram_core::time::format(hit.memory.created_at)[..10].to_string(),
                 });
             }
         }
@@ -399,7 +401,8 @@ fn user_prompt(
             home,
             &json!({
                 "ts": engram_core::time::format(now_ms()), "session_id": session, "mode": mode,
-                "rooms": result.rooms, "prompt": pure::clip(prompt, 120),
+                "rooms": result.rooms, "prompt_sha256": prompt_fingerprint(prompt),
+                "prompt_chars": prompt.chars().count(),
                 "candidates": candidates, "surfaced": chosen.iter().map(|c| c.id).collect::<Vec<_>>(),
             }),
         );
@@ -413,6 +416,17 @@ fn user_prompt(
         parts.push(n);
     }
     Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
+}
+
+/// The surface log names a prompt by hash and length, never by its text: a prompt can hold a
+/// token the user pasted, and the log sits outside the store's redaction.
+fn prompt_fingerprint(prompt: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(prompt.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn append_surface_log(home: &Home, line: &Value) {

@@ -39,6 +39,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::umask(0o077);
     }
+    quiet_broken_pipe();
     // candle's matrix multiply splits its work by RAYON_NUM_THREADS; it must match the
     // embedding thread count (`embed_threads`, from the environment or the config file)
     // and must be set before any thread exists, which is now.
@@ -83,6 +84,7 @@ fn main() -> ExitCode {
     }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::from(BROKEN_PIPE_EXIT),
         Err(e) => {
             let caller = e
                 .downcast_ref::<engram_store::Error>()
@@ -105,6 +107,39 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The exit status of a command whose reader went away (`engram doctor | head`): 128 +
+/// SIGPIPE, what a shell reports for a process the signal stopped, without a message.
+const BROKEN_PIPE_EXIT: u8 = 141;
+
+/// `println!` panics when stdout is a closed pipe; such a panic ends the process quietly
+/// with [`BROKEN_PIPE_EXIT`] instead of a panic message and exit 101. Any other panic keeps
+/// the default report.
+fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if payload.contains("Broken pipe") || payload.contains("os error 32") {
+            std::process::exit(i32::from(BROKEN_PIPE_EXIT));
+        }
+        default(info)
+    }));
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<engram_store::Error>().is_some_and(|s| {
+                matches!(s, engram_store::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+            })
+    })
 }
 
 fn env_pairs() -> Vec<(String, String)> {
@@ -229,8 +264,16 @@ fn run_server(
         let config = load_config(&home)?;
         std::thread::spawn(move || match models::load(&home, &config) {
             Ok(Some(e)) => shared.install_embedder(e),
-            Ok(None) => tracing::info!("no embedding model installed; recall is lexical"),
-            Err(e) => tracing::warn!("{e:#}; recall is lexical"),
+            Ok(None) => {
+                tracing::info!("no embedding model installed; recall is lexical");
+                shared.model_unavailable(
+                    "no embedding model is installed (`engram model pull`)".into(),
+                );
+            }
+            Err(e) => {
+                tracing::warn!("{e:#}; recall is lexical");
+                shared.model_unavailable(format!("the embedding model did not load: {e:#}"));
+            }
         });
     }
     // Maintenance in the background, after the model has had time to load.
@@ -317,6 +360,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 session_id: a.session,
                 metadata,
                 related: ids(&a.related)?,
+                resolve: if a.no_resolve { Some(false) } else { a.resolve },
                 ..Default::default()
             })?;
             vault_cli::sync(&mut store);

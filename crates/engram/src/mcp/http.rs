@@ -15,6 +15,85 @@ use std::sync::Arc;
 /// Largest accepted request body (4 MiB): a 64 KiB memory plus generous JSON overhead.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// Shortest token accepted for a bind beyond loopback: a token is all that guards a
+/// reachable server, and a short one is guessed.
+pub const MIN_PUBLIC_TOKEN_CHARS: usize = 16;
+
+/// The token of an `Authorization` header value: the scheme `Bearer` in any case (RFC 7235
+/// makes auth schemes case-insensitive), then the token.
+pub fn bearer_token(header_value: &str) -> Option<&str> {
+    let (scheme, token) = header_value.trim().split_once(char::is_whitespace)?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// A JSON-RPC error reply over HTTP, shaped as stdio's are.
+fn rpc_error(status: StatusCode, id: serde_json::Value, code: i64, message: String) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            .to_string(),
+    )
+        .into_response()
+}
+
+/// Answers what the transport would answer with a bare HTTP status as JSON-RPC errors, as
+/// over stdio: a body that is not JSON is `-32700`, a call before `initialize` (no
+/// `Mcp-Session-Id`) is `-32600` naming the fix, `tools/call` arguments that are not an
+/// object are `-32602`. Everything else passes through unchanged.
+async fn json_rpc_errors(req: Request, next: Next) -> Response {
+    if req.method() != axum::http::Method::POST {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(b) => b,
+        Err(_) => {
+            return (StatusCode::PAYLOAD_TOO_LARGE, "request body over 4 MiB\n").into_response();
+        }
+    };
+    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                serde_json::Value::Null,
+                -32700,
+                format!("Parse error: the body is not JSON ({e})"),
+            );
+        }
+    };
+    if let Some(msg) = value.as_object() {
+        let id = msg.get("id").cloned().unwrap_or(serde_json::Value::Null);
+        let method = msg.get("method").and_then(|m| m.as_str()).unwrap_or("");
+        let has_session = parts.headers.contains_key("mcp-session-id");
+        if !has_session && !method.is_empty() && method != "initialize" && !id.is_null() {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                id,
+                -32600,
+                format!(
+                    "Invalid Request: `{method}` before `initialize`; send `initialize` first and then the Mcp-Session-Id it returns"
+                ),
+            );
+        }
+        if method == "tools/call"
+            && let Some(args) = msg.get("params").and_then(|p| p.get("arguments"))
+            && !args.is_object()
+            && !args.is_null()
+        {
+            return rpc_error(
+                StatusCode::OK,
+                id,
+                -32602,
+                "Invalid params: `arguments` must be a JSON object".into(),
+            );
+        }
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
+}
+
 /// Equal-length-independent comparison whose time does not depend on where inputs differ.
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     let mut diff = (a.len() ^ b.len()) as u8 | u8::from(a.len() != b.len());
@@ -36,7 +115,7 @@ async fn require_token(
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(bearer_token)
             .unwrap_or("");
         if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
             return (
@@ -62,6 +141,15 @@ pub async fn serve(
             "refusing to serve on {addr} without a bearer token: set ENGRAM_HTTP_TOKEN (or http_token in config.toml), or bind 127.0.0.1"
         );
     }
+    if let Some(t) = &token
+        && !addr.ip().is_loopback()
+        && t.chars().count() < MIN_PUBLIC_TOKEN_CHARS
+    {
+        anyhow::bail!(
+            "refusing to serve on {addr}: the bearer token (ENGRAM_HTTP_TOKEN / http_token) is {} characters, a bind beyond loopback needs at least {MIN_PUBLIC_TOKEN_CHARS}",
+            t.chars().count()
+        );
+    }
     let mut config =
         StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_BODY_BYTES);
     if !addr.ip().is_loopback() {
@@ -75,7 +163,12 @@ pub async fn serve(
         config,
     );
     let app = axum::Router::new()
-        .nest_service("/mcp", service)
+        .nest_service(
+            "/mcp",
+            axum::Router::new()
+                .fallback_service(service)
+                .layer(middleware::from_fn(json_rpc_errors)),
+        )
         .merge(crate::web::routes(shared.clone()))
         .route(
             "/health",
@@ -108,7 +201,16 @@ pub async fn serve(
 
 #[cfg(test)]
 mod tests {
-    use super::constant_time_eq;
+    use super::{bearer_token, constant_time_eq};
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("BEARER   abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearerabc"), None);
+    }
 
     #[test]
     fn token_comparison() {

@@ -59,6 +59,10 @@ pub struct RememberArgs {
     pub related_ids: Option<Vec<IdValue>>,
     #[serde(default)]
     pub pinned: Option<bool>,
+    /// `false` stores this text as a new memory without resolving it against similar ones
+    /// (no reinforce, merge or supersede); default: the `resolve` setting.
+    #[serde(default)]
+    pub resolve: Option<bool>,
     #[serde(flatten)]
     pub place: Place,
 }
@@ -95,6 +99,7 @@ fn remember(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         session_id: a.session_id,
         metadata: a.metadata,
         related,
+        resolve: a.resolve,
         ..Default::default()
     })?;
     let mut v = json(&out);

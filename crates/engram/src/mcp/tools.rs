@@ -123,6 +123,93 @@ pub fn schema_of<T: JsonSchema>() -> Value {
         .unwrap_or_else(|_| serde_json::json!({"type": "object"}))
 }
 
+/// Other names the seeds use for a property, accepted wherever that property is in a tool's
+/// schema (serde aliases do not appear in a JSON schema): B's `type` and `category` for
+/// `kind`, `corrected_content` for `content`, C's `directory` for `cwd`, `observation` for
+/// `content`, `observation_id` and `id` for each other, `session_id` for a session's `id`.
+const SEED_ALIASES: &[(&str, &[&str])] = &[
+    ("kind", &["type", "category"]),
+    ("content", &["corrected_content", "observation"]),
+    ("cwd", &["directory"]),
+    ("id", &["session_id", "observation_id"]),
+    ("observation_id", &["id"]),
+];
+
+/// Every property name a schema declares, following `$ref`s into `$defs` and the
+/// `allOf`/`anyOf`/`oneOf` parts that `#[serde(flatten)]` produces. `None` when the schema
+/// leaves the object open (no properties, or `additionalProperties` allowed).
+fn schema_properties(schema: &Value) -> Option<std::collections::BTreeSet<String>> {
+    fn walk(
+        node: &Value,
+        root: &Value,
+        out: &mut std::collections::BTreeSet<String>,
+        depth: usize,
+    ) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        if let Some(r) = node.get("$ref").and_then(Value::as_str) {
+            let name = r.rsplit('/').next().unwrap_or_default();
+            let target = root
+                .get("$defs")
+                .or_else(|| root.get("definitions"))
+                .and_then(|d| d.get(name));
+            return target.is_some_and(|t| walk(t, root, out, depth + 1));
+        }
+        if node
+            .get("additionalProperties")
+            .is_some_and(|a| a != &Value::Bool(false))
+        {
+            return false;
+        }
+        let mut closed = true;
+        if let Some(props) = node.get("properties").and_then(Value::as_object) {
+            out.extend(props.keys().cloned());
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            for part in node
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                closed &= walk(part, root, out, depth + 1);
+            }
+        }
+        closed
+    }
+    let mut out = std::collections::BTreeSet::new();
+    (walk(schema, schema, &mut out, 0) && !out.is_empty()).then_some(out)
+}
+
+/// Refuses an argument the tool's schema does not declare (nor a seed's alias of one), so a
+/// misspelt or unsupported option is an error naming it instead of silently ignored. Done
+/// here, from each tool's own schema, so a field another change adds is accepted at once.
+pub fn check_known_arguments(tool: &str, schema: &Value, args: &Value) -> Result<(), ToolError> {
+    let Some(given) = args.as_object() else {
+        return Ok(());
+    };
+    let Some(known) = schema_properties(schema) else {
+        return Ok(());
+    };
+    let accepted = |name: &str| {
+        known.contains(name)
+            || SEED_ALIASES
+                .iter()
+                .any(|(prop, aliases)| known.contains(*prop) && aliases.contains(&name))
+    };
+    match given.keys().find(|k| !accepted(k)) {
+        None => Ok(()),
+        Some(unknown) => Err(ToolError::field(
+            unknown,
+            format!(
+                "`{tool}` has no argument `{unknown}`; it takes: {}",
+                known.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
+}
+
 /// Deserialises arguments, naming the field at fault (`importance: invalid type: string …`).
 pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
     let args = if args.is_null() {

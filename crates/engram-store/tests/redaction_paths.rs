@@ -1,0 +1,179 @@
+//! Redaction on every path into the store: remember (metadata too), correct, update, topic
+//! upserts, handoffs and session summaries, prompts, JSONL import, and a vault file edited by
+//! hand and read back. Each checks the database rows, the vault files and their names.
+
+use engram_core::memory::IdRef;
+use engram_core::{Config, Millis};
+use engram_store::MemoryUpdate;
+use engram_store::{RememberRequest, Store};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const T0: Millis = 1_790_000_000_000;
+const TOKEN: &str = "ghp_Zq7Wx3Rt9Yp2Lm5Kd8Vb1Nc4Hs6Jf0Ga2Ee";
+const PASSWORD: &str = "Tr0ub4dor&3x";
+
+fn open(dir: &Path) -> Store {
+    Store::open(&dir.join("engram.db"), Config::default())
+        .unwrap()
+        .with_clock(Arc::new(|| T0 + 60_000))
+}
+
+/// Every byte the store holds on disk: the database (with its WAL) and the vault, including
+/// the vault's file names.
+fn everything_on_disk(dir: &Path) -> String {
+    let mut out = String::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p: PathBuf = e.unwrap().path();
+            out.push_str(&p.to_string_lossy());
+            out.push('\n');
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+fn assert_clean(dir: &Path, store: &mut Store) {
+    store.sync_vault().unwrap();
+    let all = everything_on_disk(dir);
+    if let Some(i) = all.find(TOKEN) {
+        let from = all[..i]
+            .rfind('/')
+            .map_or(0, |j| all[..j].rfind('\n').map_or(0, |k| k + 1));
+        panic!(
+            "the token reached the disk: {}",
+            &all[from..(i + 80).min(all.len())]
+        );
+    }
+    assert!(!all.contains(PASSWORD), "the password reached the disk");
+}
+
+fn room(content: String) -> RememberRequest {
+    RememberRequest {
+        content,
+        room: Some("app".into()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn remember_correct_update_topic_handoff_and_prompts_redact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let out = store
+        .remember(RememberRequest {
+            title: Some(format!("token {TOKEN}")),
+            metadata: Some(
+                serde_json::json!({"env": {"DB_PASSWORD": format!("DB_PASSWORD={PASSWORD}")}}),
+            ),
+            ..room(format!("The CI bot uses {TOKEN}."))
+        })
+        .unwrap();
+    assert!(!out.redacted.is_empty());
+    let c = store
+        .correct(
+            &IdRef::Id(out.id),
+            &format!("The CI bot's DB_PASSWORD={PASSWORD} rotates monthly."),
+            &format!("was {TOKEN}"),
+            None,
+        )
+        .unwrap();
+    store
+        .update(
+            &IdRef::Id(c.new_id),
+            MemoryUpdate {
+                content: Some(format!("Deploy key is {TOKEN} now.")),
+                title: Some(format!("password is {PASSWORD}")),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    store
+        .remember(RememberRequest {
+            topic_key: Some("ci/secrets".into()),
+            ..room(format!("export MYSQL_PWD={PASSWORD}"))
+        })
+        .unwrap();
+    store
+        .remember(RememberRequest {
+            topic_key: Some("ci/secrets".into()),
+            ..room(format!("SECRET={PASSWORD} and {TOKEN}"))
+        })
+        .unwrap();
+    store
+        .save_prompt(
+            &format!("use {TOKEN} please"),
+            None,
+            &engram_store::hub::Origin {
+                room: Some("app".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    store
+        .session_start("s-1", &Default::default(), None)
+        .unwrap();
+    store
+        .session_end("s-1", Some(&format!("done with {TOKEN}")))
+        .unwrap();
+    assert_clean(dir.path(), &mut store);
+}
+
+#[test]
+fn import_and_hand_edited_vault_files_redact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let line = serde_json::json!({
+        "type": "memory", "id": 1, "uid": "01JA0000000000000000000000", "content": format!("token {TOKEN}"),
+        "title": format!("{TOKEN}"), "kind": "fact", "importance": 0.5, "tags": [], "room": "app",
+        "tier": "active", "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false, "source": "import",
+        "metadata": {"note": format!("password: {PASSWORD}")},
+    });
+    let batch =
+        engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(format!("{line}\n"))).unwrap();
+    let report = store.import_batch(batch, &mut |_, _| {}).unwrap();
+    assert_eq!(report.created_count("memories"), 1, "{report:?}");
+    assert_clean(dir.path(), &mut store);
+
+    // A hand edit pastes a secret into a vault file; reading it back redacts it, and the
+    // next sync rewrites the file clean.
+    let id = store
+        .remember(room("The deploy runs at noon.".into()))
+        .unwrap()
+        .id;
+    store.sync_vault().unwrap();
+    let m = store.get(&IdRef::Id(id)).unwrap();
+    let path = find_file(&dir.path().join("memories"), &m.uid);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("at noon.", &format!("at noon with {TOKEN}.")),
+    )
+    .unwrap();
+    store.reindex_vault(&mut |_, _| {}).unwrap();
+    let m = store.get(&IdRef::Id(id)).unwrap();
+    assert!(m.content.contains("[REDACTED]"), "{}", m.content);
+    assert_clean(dir.path(), &mut store);
+}
+
+fn find_file(root: &Path, uid: &str) -> PathBuf {
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().contains(uid) {
+                return p;
+            }
+        }
+    }
+    panic!("no file for {uid}")
+}

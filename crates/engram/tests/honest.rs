@@ -1,0 +1,298 @@
+//! Honest answers from the built binary: unknown tool arguments are errors naming them, the
+//! per-write `resolve` switch exists in MCP and the CLI, a closed pipe ends a command
+//! quietly, and HTTP answers JSON-RPC errors as stdio does, accepts `localhost:PORT`, any
+//! case of `Bearer`, and refuses a short token on a public bind.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+use support::{Mcp, command};
+
+fn tool_error(r: &Value) -> String {
+    assert_eq!(r["isError"], true, "expected a tool error: {r}");
+    r["content"][0]["text"].as_str().unwrap().to_string()
+}
+
+/// `engram remember … --json` with resolution on, as a user's default config has it.
+fn remember(home: &std::path::Path, extra: &[&str]) -> Value {
+    let out = command(home)
+        .arg("remember")
+        .args(extra)
+        .args(["--room", "app", "--json"])
+        .env("ENGRAM_RESOLVE", "true")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn unknown_arguments_are_errors_and_resolve_is_a_per_write_switch() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = Mcp::start(dir.path(), &["--tools", "all"], "test");
+    let r = m.call(
+        "remember",
+        json!({"content": "We deploy on Fridays.", "resolv": false}),
+    );
+    let msg = tool_error(&r);
+    assert!(msg.contains("`resolv`"), "{msg}");
+    let r = m.call("recall", json!({"query": "deploy", "limt": 3}));
+    assert!(tool_error(&r).contains("`limt`"));
+    // Declared names, flattened ones (`room`) and a seed's aliases (`type`) pass.
+    for args in [
+        json!({"content": "We deploy on Fridays.", "room": "app", "type": "decision", "resolve": false}),
+        json!({"content": "We deploy on Fridays at noon.", "room": "app", "resolve": false}),
+    ] {
+        let r = m.call("remember", args);
+        assert_ne!(r["isError"], true, "{r}");
+        assert_eq!(r["structuredContent"]["action"], "created", "{r}");
+    }
+    drop(m);
+    // The CLI has the switch: with resolution on, a near-repeat reinforces, unless the write
+    // says `--resolve false` (or `--no-resolve`).
+    let other = tempfile::tempdir().unwrap();
+    let h = other.path();
+    let a = remember(h, &["The API uses JWT tokens for authentication."]);
+    let b = remember(
+        h,
+        &[
+            "The API uses JWT tokens for its authentication!",
+            "--resolve",
+            "false",
+        ],
+    );
+    assert_eq!(b["action"], "created", "{b}");
+    let c = remember(
+        h,
+        &[
+            "The API uses JWT tokens for all of its authentication.",
+            "--no-resolve",
+        ],
+    );
+    assert_eq!(c["action"], "created", "{c}");
+    let d = remember(h, &["The API uses JWT tokens, for its authentication."]);
+    assert_eq!(d["action"], "reinforced", "resolution is on otherwise: {d}");
+    assert_ne!(a["id"], b["id"]);
+}
+
+/// The first recall after connecting waits for the model loading in the background (up to
+/// `first_recall_wait_ms`, generous here) instead of answering lexically; without a model
+/// the result says it was lexical only, and why.
+#[test]
+fn the_first_recall_waits_for_the_model_or_says_it_was_lexical() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = Mcp::start(dir.path(), &[], "test");
+    let r = m.call("recall", json!({"query": "deploy"}));
+    assert_eq!(r["structuredContent"]["search"], "lexical", "{r}");
+    let why = r["structuredContent"]["lexical_reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(why.contains("no embedding model"), "{r}");
+    drop(m);
+
+    let model = std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
+    });
+    let mut m = Mcp::start_with(
+        dir.path(),
+        &[],
+        "test",
+        &[
+            ("ENGRAM_MODEL", &model),
+            ("ENGRAM_FIRST_RECALL_WAIT_MS", "600000"),
+        ],
+    );
+    let r = m.call("recall", json!({"query": "deploy"}));
+    assert_ne!(r["isError"], true, "{r}");
+    assert!(
+        r["structuredContent"].get("search").is_none(),
+        "waited for the model: {r}"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    // More than a pipe buffer of export, so the write certainly meets the closed pipe.
+    let file = dir.path().join("many.jsonl");
+    let mut lines = String::new();
+    for i in 0..200 {
+        let uid = format!("01JA{:022}", i);
+        lines.push_str(
+            &json!({"type": "memory", "id": i + 1, "uid": uid, "content": format!("memory {i} {}", "padding text ".repeat(60)),
+                    "kind": "fact", "importance": 0.5, "tags": [], "room": "app", "tier": "active",
+                    "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+                    "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+                    "source": "test", "metadata": {}})
+            .to_string(),
+        );
+        lines.push('\n');
+    }
+    std::fs::write(&file, lines).unwrap();
+    let out = command(dir.path())
+        .args(["import", file.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut child = command(dir.path())
+        .arg("export")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.trim().is_empty(),
+        "a closed pipe is not an error to report: {stderr}"
+    );
+}
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(home: &std::path::Path, addr: &str, token: Option<&str>) -> Server {
+    let mut c = command(home);
+    c.args(["serve", "--http", addr])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(t) = token {
+        c.env("ENGRAM_HTTP_TOKEN", t);
+    }
+    let mut child = c.spawn().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let mut buf = Vec::new();
+    let started = Instant::now();
+    let addr = loop {
+        let mut b = [0u8; 256];
+        let n = err.read(&mut b).unwrap();
+        assert!(n > 0, "serve exited: {}", String::from_utf8_lossy(&buf));
+        buf.extend_from_slice(&b[..n]);
+        let text = String::from_utf8_lossy(&buf);
+        if let Some(i) = text.find("http://")
+            && let Some(j) = text[i + 7..].find("/mcp")
+        {
+            break text[i + 7..i + 7 + j].to_string();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no address: {text}"
+        );
+    };
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    Server { child, addr }
+}
+
+/// POSTs `body` to /mcp and returns the status and the body of the reply.
+fn post(addr: &str, extra_headers: &str, body: &[u8]) -> (u16, String) {
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    c.write_all(head.as_bytes()).unwrap();
+    c.write_all(body).unwrap();
+    let mut reply = Vec::new();
+    let _ = c.read_to_end(&mut reply);
+    let text = String::from_utf8_lossy(&reply).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {text}"));
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (status, body)
+}
+
+fn initialize_body() -> Vec<u8> {
+    json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}).to_string().into_bytes()
+}
+
+#[test]
+fn http_answers_json_rpc_errors_and_accepts_localhost_and_any_bearer_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = serve(dir.path(), "localhost:0", Some("a-long-enough-token-1234"));
+    let auth = "Authorization: bearer a-long-enough-token-1234\r\n";
+    let (status, body) = post(&srv.addr, auth, &initialize_body());
+    assert_eq!(status, 200, "lowercase bearer: {body}");
+    let (status, body) = post(
+        &srv.addr,
+        "Authorization: BEARER a-long-enough-token-1234\r\n",
+        &initialize_body(),
+    );
+    assert_eq!(status, 200, "uppercase BEARER: {body}");
+
+    let (status, body) = post(&srv.addr, auth, b"{not json");
+    assert_eq!(status, 400, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_eq!(v["error"]["code"], -32700, "{v}");
+
+    let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/list"}).to_string();
+    let (status, body) = post(&srv.addr, auth, call.as_bytes());
+    assert_eq!(status, 400, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (v["id"].clone(), v["error"]["code"].clone()),
+        (json!(7), json!(-32600)),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize"),
+        "{v}"
+    );
+
+    let call = json!({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"recall","arguments":"deploy"}}).to_string();
+    let (_, body) = post(
+        &srv.addr,
+        &format!("{auth}Mcp-Session-Id: x\r\n"),
+        call.as_bytes(),
+    );
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["error"]["code"], -32602, "{v}");
+}
+
+#[test]
+fn a_public_bind_needs_a_token_of_sixteen_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = command(dir.path())
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .env("ENGRAM_HTTP_TOKEN", "x")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 16"), "{err}");
+}
