@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod contradiction;
+pub mod curve;
 pub mod dynamics;
 pub mod embed;
 pub mod error;
