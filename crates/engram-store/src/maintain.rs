@@ -842,7 +842,7 @@ fn apply_relation(
     Ok(())
 }
 
-fn row_to_judgment(r: &rusqlite::Row<'_>) -> rusqlite::Result<Judgment> {
+pub(crate) fn row_to_judgment(r: &rusqlite::Row<'_>) -> rusqlite::Result<Judgment> {
     Ok(Judgment {
         judgment_id: r.get(0)?,
         src: r.get(1)?,
