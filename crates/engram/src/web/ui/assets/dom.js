@@ -4,7 +4,7 @@
 /** Only these attributes may be set, so no caller can add an event handler or style. */
 const ATTRS = new Set(['class', 'id', 'href', 'type', 'value', 'name', 'placeholder', 'for', 'title',
   'role', 'tabindex', 'hidden', 'disabled', 'checked', 'selected', 'min', 'max', 'step', 'rows',
-  'width', 'height', 'rel', 'target', 'lang', 'autocomplete', 'maxlength']);
+  'width', 'height', 'rel', 'target', 'lang', 'autocomplete', 'maxlength', 'scope']);
 
 /** `h('a', {href: '#/x', class: 'c'}, 'text', child)`; `data-*` and `aria-*` also pass. */
 export function h(tag, attrs, ...children) {
