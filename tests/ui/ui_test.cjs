@@ -193,6 +193,21 @@ async function tier(page, id) {
     evil.close();
 
     check('no console errors on any page', consoleErrors.length === 0, consoleErrors.join(' | '));
+
+    // A server with a token: the browser signs in once, then every page works.
+    const signed = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const sp = await signed.newPage();
+    const first = await sp.goto(fx.token_url);
+    check('a token-protected UI asks to sign in', first.status() === 401 && (await sp.locator('#token').count()) === 1);
+    await sp.fill('#token', 'not-the-token');
+    await Promise.all([sp.waitForNavigation(), sp.click('button[type=submit]')]);
+    check('a wrong token leads back to the sign-in form', (await sp.locator('#token').count()) === 1);
+    await sp.fill('#token', fx.token);
+    await Promise.all([sp.waitForNavigation(), sp.click('button[type=submit]')]);
+    await sp.waitForSelector('main[data-ready="true"][data-page="overview"]', { timeout: DEADLINE });
+    check('the right token opens the UI for the session', (await sp.textContent('.lead')).includes(fx.total + ' memories'));
+    const bare = await sp.evaluate(async (u) => (await fetch(u, { credentials: 'omit' })).status, fx.token_url.replace(/\/ui\/?$/, '/ui/api/overview'));
+    check('the API without the cookie or token is refused', bare === 401, 'status ' + bare);
   } catch (e) {
     check('the scenario ran to the end', false, (e.stack || String(e)) + '\nconsole: ' + consoleErrors.join(' | '));
   } finally {

@@ -47,6 +47,34 @@ fn required(var: &str, why: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set: {why}"))
 }
 
+/// Starts `engram ui --no-open` (with a token when given) and waits for its address.
+fn start_ui(home: &Path, model: &str, token: Option<&str>) -> (Server, String) {
+    let mut cmd = support::command(home);
+    cmd.env("ENGRAM_MODEL", model);
+    if let Some(t) = token {
+        cmd.env("ENGRAM_HTTP_TOKEN", t);
+    }
+    let mut child = cmd
+        .args(["ui", "--no-open"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("engram ui starts");
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("engram ui prints its address");
+    (server, url)
+}
+
 #[test]
 fn the_web_ui_in_headless_chromium() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -110,26 +138,15 @@ fn the_web_ui_in_headless_chromium() {
     );
     let total = 6;
 
-    let mut child = support::command(h)
-        .env("ENGRAM_MODEL", &model)
-        .args(["ui", "--no-open"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("engram ui starts");
-    let stdout = child.stdout.take().unwrap();
-    let server = Server(child);
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let url = rx
-        .recv_timeout(Duration::from_secs(120))
-        .expect("engram ui prints its address");
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/ui/"), "{url}");
+    let (server, url) = start_ui(h, &model, None);
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/ui/"),
+        "{url}"
+    );
+
+    // A second server on the same store with a token: the sign-in path.
+    let token = "ui-browser-test-token-0123456789";
+    let (token_server, token_url) = start_ui(h, &model, Some(token));
 
     let shots = root.join("target/ui-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
@@ -144,6 +161,8 @@ fn the_web_ui_in_headless_chromium() {
         "successor_id": successor,
         "xss_id": xss,
         "xss_query": "XSS probe script",
+        "token_url": token_url,
+        "token": token,
     });
     let out = Command::new("node")
         .arg(root.join("tests/ui/ui_test.cjs"))
@@ -155,6 +174,7 @@ fn the_web_ui_in_headless_chromium() {
         .output()
         .expect("node runs (install Node.js 20 or later)");
     drop(server);
+    drop(token_server);
     let stdout = String::from_utf8_lossy(&out.stdout);
     println!("{stdout}");
     assert!(

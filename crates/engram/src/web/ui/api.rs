@@ -304,7 +304,7 @@ async fn curve(State(s): State<Arc<Shared>>, Path(raw): Path<String>, p: Params)
     let q = params(p)?;
     let ahead = number(&q, "days_ahead", 30)?;
     let points = number(&q, "points", 120)?;
-    if points < 2 || points > engram_core::curve::MAX_POINTS {
+    if !(2..=engram_core::curve::MAX_POINTS).contains(&points) {
         return Err(ApiError::bad(
             "points",
             format!(
@@ -397,6 +397,9 @@ fn body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         .map_err(|e| ApiError::bad("body", format!("the request body is not accepted: {e}")))
 }
 
+/// One state change, run on the store.
+type Action = Box<dyn FnOnce(&mut Store) -> Result<Value, ApiError> + Send>;
+
 /// `POST /ui/api/memory/{id}/{action}`: edit, correct, reinforce, pin, forget, restore,
 /// judge. Refused unless it carries the UI's header and comes from this origin.
 async fn act(
@@ -415,8 +418,7 @@ async fn act(
         });
     }
     let id = id_of(&raw)?;
-    let call: Box<dyn FnOnce(&mut Store) -> Result<Value, ApiError> + Send> = match action.as_str()
-    {
+    let call: Action = match action.as_str() {
         "edit" => {
             let e: Edit = body(&bytes)?;
             let kind = e.kind.as_deref().map(Kind::parse).transpose()?;
