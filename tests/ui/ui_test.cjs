@@ -197,8 +197,8 @@ async function tier(page, id) {
     // A server with a token: the browser signs in once, then every page works.
     const signed = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const sp = await signed.newPage();
-    const first = await sp.goto(fx.token_url);
-    check('a token-protected UI asks to sign in', first.status() === 401 && (await sp.locator('#token').count()) === 1);
+    const signIn = await sp.goto(fx.token_url);
+    check('a token-protected UI asks to sign in', signIn.status() === 401 && (await sp.locator('#token').count()) === 1);
     await sp.fill('#token', 'not-the-token');
     await Promise.all([sp.waitForNavigation(), sp.click('button[type=submit]')]);
     check('a wrong token leads back to the sign-in form', (await sp.locator('#token').count()) === 1);

@@ -143,11 +143,11 @@ pub fn sign_in_page() -> Response {
 /// Whether a request's `Sec-Fetch-Site` and `Origin` say it came from this same origin (or
 /// from no page at all, like a typed address or a non-browser client).
 pub fn same_origin(headers: &HeaderMap) -> bool {
-    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
-        && site != "same-origin"
-        && site != "none"
-    {
-        return false;
+    // Browsers that send Sec-Fetch-Site say it outright; older ones are judged by Origin
+    // (which a form under a no-referrer policy sends as `null`: refused, unless the
+    // browser also said same-origin above).
+    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        return site == "same-origin" || site == "none";
     }
     match headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
         None => true,
