@@ -8,6 +8,7 @@
 pub mod activity;
 pub mod config;
 pub mod contradiction;
+pub mod curve;
 pub mod dynamics;
 pub mod embed;
 pub mod error;

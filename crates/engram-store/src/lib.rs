@@ -10,6 +10,7 @@
 #[cfg(feature = "ann")]
 mod ann;
 pub mod backup;
+pub mod browse;
 mod db;
 mod error;
 pub mod evidence;

@@ -82,6 +82,8 @@ pub enum Command {
     Mcp(McpArgs),
     /// Serve MCP over streamable HTTP at /mcp.
     Serve(ServeArgs),
+    /// Open the web UI: serve it on a free loopback port, print the address, open a browser.
+    Ui(UiArgs),
     /// The briefing a new session starts from (what the MCP `context` tool returns).
     Context(ContextArgs),
     /// Copy the store (and the vault) into a new folder, consistently, while others write.
@@ -503,6 +505,17 @@ pub struct ServeArgs {
     pub tools: String,
     #[arg(long, alias = "project")]
     pub room: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct UiArgs {
+    /// Address to listen on (default: a free loopback port); anything but loopback needs
+    /// ENGRAM_HTTP_TOKEN, and the page asks for it once per browser session.
+    #[arg(long, default_value = "127.0.0.1:0", value_parser = parse_listen_addr)]
+    pub addr: std::net::SocketAddr,
+    /// Print the address without starting a browser.
+    #[arg(long)]
+    pub no_open: bool,
 }
 
 #[derive(Args, Debug)]

@@ -244,6 +244,7 @@ fn run_server(
     profile: String,
     room: Option<String>,
     http: Option<std::net::SocketAddr>,
+    ui: Option<bool>,
 ) -> anyhow::Result<()> {
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("ENGRAM_LOG").unwrap_or_else(|_| "warn".into());
@@ -294,9 +295,37 @@ fn run_server(
     rt.block_on(async move {
         match http {
             None => mcp::stdio::serve(shared).await,
-            Some(addr) => mcp::http::serve(shared, addr, Some(token)).await,
+            Some(addr) => {
+                mcp::http::serve_then(shared, addr, Some(token), |bound| {
+                    if let Some(open) = ui {
+                        announce_ui(bound, open)
+                    }
+                })
+                .await
+            }
         }
     })
+}
+
+/// `engram ui`: prints the UI's address on stdout and, unless `--no-open`, asks the
+/// desktop to open it (a machine without a browser just keeps the printed address).
+fn announce_ui(bound: std::net::SocketAddr, open: bool) {
+    let url = format!("http://{bound}/ui/");
+    println!("{url}");
+    if !open {
+        return;
+    }
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let _ = std::process::Command::new(opener)
+        .arg(&url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
 }
 
 /// The vault folder the configuration names (`None` with `vault = "off"`), without
@@ -683,13 +712,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(a) => vault_cli::import(&mut open_store()?, a, json)?,
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,
-        Command::Mcp(a) => run_server(a.tools, a.room.or_else(env_project), None)?,
+        Command::Mcp(a) => run_server(a.tools, a.room.or_else(env_project), None, None)?,
         Command::Serve(a) => {
             let port = std::env::var("ENGRAM_PORT").ok();
             let addr = cli::serve_addr(a.addr.as_deref(), port.as_deref())
                 .map_err(|e| anyhow::anyhow!("serve: {e}"))?;
-            run_server(a.tools, a.room.or_else(env_project), Some(addr))?
+            run_server(a.tools, a.room.or_else(env_project), Some(addr), None)?
         }
+        Command::Ui(a) => run_server("core".into(), None, Some(a.addr), Some(!a.no_open))?,
         Command::Setup(a) => {
             let ok = setup::run(
                 setup::Options {

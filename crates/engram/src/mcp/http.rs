@@ -111,13 +111,26 @@ async fn require_token(
     next: Next,
 ) -> Response {
     if let Some(expected) = token {
-        let given = req
+        let mut given = req
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(bearer_token)
-            .unwrap_or("");
+            .unwrap_or("")
+            .to_string();
+        // The web UI: a browser cannot send a bearer header when it opens a page, so the
+        // UI's sign-in form keeps the token in a session cookie, sent only to `/ui`.
+        let ui = req.uri().path() == "/ui" || req.uri().path().starts_with("/ui/");
+        if ui && given.is_empty() {
+            given = crate::web::ui::cookie_token(req.headers()).unwrap_or_default();
+        }
+        if ui && req.uri().path() == "/ui/login" && req.method() == axum::http::Method::POST {
+            return next.run(req).await;
+        }
         if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+            if ui && !req.uri().path().starts_with("/ui/api/") {
+                return crate::web::ui::sign_in_page();
+            }
             return (
                 StatusCode::UNAUTHORIZED,
                 [(header::WWW_AUTHENTICATE, "Bearer")],
@@ -129,11 +142,14 @@ async fn require_token(
     next.run(req).await
 }
 
-/// Serves until Ctrl-C. Refuses a non-loopback address without a token.
-pub async fn serve(
+/// Serves until Ctrl-C, calling `on_ready` with the bound address once the server listens
+/// (`engram ui` prints it and opens the browser there). Refuses a non-loopback address
+/// without a token.
+pub async fn serve_then(
     shared: Arc<Shared>,
     addr: SocketAddr,
     token: Option<String>,
+    on_ready: impl FnOnce(SocketAddr),
 ) -> anyhow::Result<()> {
     let token = token.filter(|t| !t.is_empty());
     if !addr.ip().is_loopback() && token.is_none() {
@@ -186,11 +202,13 @@ pub async fn serve(
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
     eprintln!(
-        "engram: MCP over HTTP at http://{}/mcp ({} tools)",
-        listener.local_addr()?,
+        "engram: MCP over HTTP at http://{bound}/mcp ({} tools)",
         shared.tool_names().len()
     );
+    eprintln!("engram: web UI at http://{bound}/ui/");
+    on_ready(bound);
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

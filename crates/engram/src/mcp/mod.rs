@@ -246,6 +246,26 @@ impl Shared {
         }
     }
 
+    /// Runs `f` on the serving store (opened on first use), as a tool call would: other
+    /// HTTP surfaces (the web UI) share the store, its model and its lock with MCP. After a
+    /// write, changes land in the Markdown vault like any tool call's.
+    pub fn with_store<R>(
+        &self,
+        write: bool,
+        f: impl FnOnce(&mut engram_store::Store) -> R,
+    ) -> anyhow::Result<R> {
+        let mut guard = self.lock_store();
+        if guard.is_none() {
+            *guard = Some(self.open_serving()?);
+        }
+        let store = guard.as_mut().expect("opened above");
+        let out = f(store);
+        if write && let Err(e) = store.sync_vault() {
+            tracing::warn!("vault: {e}");
+        }
+        Ok(out)
+    }
+
     pub fn tool_names(&self) -> Vec<&'static str> {
         self.tools.iter().map(|t| t.name).collect()
     }
