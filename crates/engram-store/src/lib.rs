@@ -23,6 +23,7 @@ mod recall;
 pub mod resolution;
 pub mod rooms;
 mod search;
+mod seed_b_config;
 pub mod settings;
 mod store;
 pub mod transfer;

@@ -109,6 +109,14 @@ fn config_rows(rows: &mut Vec<Row>, home: &Home) -> Option<engram_core::Config> 
                 (Status::Ok, format!("{} absent: defaults", path.display()))
             };
             row(rows, "config", status, detail);
+            if !loaded.seed_b_notes.is_empty() {
+                row(
+                    rows,
+                    "config: seed B keys",
+                    Status::Na,
+                    loaded.seed_b_notes.join("; "),
+                );
+            }
             Some(loaded.config)
         }
         Err(e) => {

@@ -181,3 +181,46 @@ fn md_files(dir: &Path) -> usize {
     }
     n
 }
+
+/// Seed B's `config.toml` as B's setup writes it and B's users edit it: every command
+/// works, the keys take B's meaning, doctor stays green and lists what has no counterpart.
+#[test]
+fn seed_b_config_works_and_doctor_stays_green() {
+    let home = Home::new("");
+    let vault = home.root.join("b-memories");
+    std::fs::write(
+        home.root.join("config.toml"),
+        format!(
+            "memories_dir = \"{}\"\nembed_model = \"intfloat/multilingual-e5-small\"\nquery_prefix = \"query: \"\ndoc_prefix = \"passage: \"\ndup_threshold = 0.95\nauto_episode_importance = 3\ncorrection_min_importance = 7\nsurface_mode = \"active\"\n\n[room_paths]\n\"/work/app\" = \"app\"\n",
+            vault.display()
+        ),
+    )
+    .unwrap();
+    let out = home.run(&["stats"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(said.contains("dup_threshold"), "told once: {said}");
+    let again = home.run(&["stats"]);
+    assert!(
+        !String::from_utf8_lossy(&again.stderr).contains("dup_threshold"),
+        "not on every command"
+    );
+    home.remember("B's memories_dir is the vault", &[]);
+    assert_eq!(
+        md_files(&vault),
+        1,
+        "the vault is written where B kept its files"
+    );
+    let d = assert_green(&home, "seed B config");
+    assert_eq!(status(&d, "config").0, "OK", "{d:#}");
+    let (s, notes) = status(&d, "config: seed B keys");
+    assert_eq!(s, "--");
+    assert!(
+        notes.contains("query_prefix") && notes.contains("dup_threshold"),
+        "{notes}"
+    );
+}
