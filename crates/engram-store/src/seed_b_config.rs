@@ -66,11 +66,6 @@ pub(crate) const ENV_RENAMED: &[(&str, &str)] = &[
 /// B's environment variables engram has no use for.
 pub(crate) const ENV_IGNORED: &[&str] = &["ENGRAM_DATA_DIR", "ENGRAM_EMBED_BACKEND"];
 
-/// Whether `key` is one of B's keys this module handles (so not an unknown key).
-pub(crate) fn is_b_key(key: &str) -> bool {
-    NO_COUNTERPART.iter().any(|(k, _)| *k == key) || RENAMED.iter().any(|(k, _)| *k == key)
-}
-
 /// Rewrites B's keys in a parsed file in place into engram's, returning one note per B key
 /// that has no counterpart. An engram key set in the same file wins over B's spelling.
 /// `user_home` expands a leading `~/` in `memories_dir` (B wrote `~/.engram/memories`).

@@ -60,6 +60,7 @@ pub fn rows() -> Vec<Row> {
             client_rows(&mut rows, &user, c);
         }
     }
+    seed_a_row(&mut rows, &home);
     perf_rows(&mut rows, &home);
     let log = home.root.join("logs").join("hooks.log");
     if let Ok(text) = std::fs::read_to_string(&log) {
@@ -532,6 +533,25 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
             );
         }
     }
+}
+
+/// Seed A left `memories.duckdb` (and `graph.json`) in the same `~/.engram`: say so, with
+/// the exact commands that bring the memories in (informational: never NG).
+fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
+    let duck = home.root.join("memories.duckdb");
+    if !duck.exists() {
+        return;
+    }
+    row(
+        rows,
+        "seed A data",
+        Status::Na,
+        format!(
+            "{} found; to import it: duckdb -readonly \"{}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl",
+            duck.display(),
+            duck.display()
+        ),
+    );
 }
 
 fn perf_rows(rows: &mut Vec<Row>, home: &Home) {

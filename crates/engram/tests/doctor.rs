@@ -224,3 +224,18 @@ fn seed_b_config_works_and_doctor_stays_green() {
         "{notes}"
     );
 }
+
+#[test]
+fn doctor_notices_seed_a_data_and_prints_the_import_commands() {
+    let home = Home::new("");
+    std::fs::write(home.root.join("memories.duckdb"), b"DUCK").unwrap();
+    home.remember("engram's own store beside A's file", &[]);
+    let d = assert_green(&home, "A's data beside");
+    let (s, detail) = status(&d, "seed A data");
+    assert_eq!(s, "--");
+    assert!(
+        detail.contains("COPY memories TO 'a.jsonl' (FORMAT json)")
+            && detail.contains("engram import --from a-jsonl a.jsonl"),
+        "{detail}"
+    );
+}

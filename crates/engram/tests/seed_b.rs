@@ -236,27 +236,24 @@ fn nudges_count_clusters_at_session_end_and_fire_once() {
     let b = BUser::new(
         "consolidate_min_age_days = 0\nresolve = false\nsurface_mode = \"off\"\nconsolidate_nudge_min_clusters = 2\n",
     );
-    for topic in ["nightly export job", "billing webhook retries"] {
-        for n in 0..2 {
-            b.ok(&[
-                "remember",
-                &format!("Session: looked into the {topic} failing again {n}"),
-                "--kind",
-                "episode",
-                "--room",
-                "shop",
-            ]);
+    // Two clusters of restated episodes, and one way of working written down three times.
+    for (what, why) in [
+        ("nightly export job", "the S3 upload timed out"),
+        ("billing webhook retries", "the signature check failed"),
+    ] {
+        for text in [
+            format!("Looked into the {what}; {why}."),
+            format!("Looked into the {what} again; {why} twice."),
+        ] {
+            b.ok(&["remember", &text, "--kind", "episode", "--room", "shop"]);
         }
     }
-    for n in 0..3 {
-        b.ok(&[
-            "remember",
-            &format!("Run cargo fmt then cargo clippy before every commit {n}"),
-            "--kind",
-            "strategy",
-            "--room",
-            "shop",
-        ]);
+    for text in [
+        "Run cargo fmt then cargo clippy before every commit.",
+        "Run cargo fmt then cargo clippy before every commit, always.",
+        "Always run cargo fmt then cargo clippy before every commit push.",
+    ] {
+        b.ok(&["remember", text, "--kind", "strategy", "--room", "shop"]);
     }
     let prompt = json!({"prompt": "what should I work on next today?", "session_id": "s1", "cwd": "/work/shop"});
     assert_eq!(
