@@ -72,22 +72,21 @@ pub(crate) const ENV_IGNORED: &[&str] = &["ENGRAM_DATA_DIR", "ENGRAM_EMBED_BACKE
 pub(crate) fn translate(file: &mut toml::Table, user_home: Option<&str>) -> Vec<String> {
     let mut notes = Vec::new();
     for key in TENTHS {
-        if let Some(v) = file.get_mut(*key) {
-            if let Some(tenths) = b_scale(v) {
-                *v = toml::Value::Float(tenths);
-            }
+        if let Some(v) = file.get_mut(*key)
+            && let Some(tenths) = b_scale(v)
+        {
+            *v = toml::Value::Float(tenths);
         }
     }
     for (b, ours) in RENAMED {
         let Some(mut v) = file.remove(*b) else {
             continue;
         };
-        if *b == "memories_dir" {
-            if let (toml::Value::String(s), Some(h)) = (&mut v, user_home) {
-                if let Some(rest) = s.strip_prefix("~/") {
-                    *s = format!("{}/{rest}", h.trim_end_matches('/'));
-                }
-            }
+        if *b == "memories_dir"
+            && let (toml::Value::String(s), Some(h)) = (&mut v, user_home)
+            && let Some(rest) = s.strip_prefix("~/")
+        {
+            *s = format!("{}/{rest}", h.trim_end_matches('/'));
         }
         match ours.split_once('.') {
             Some((table, key)) => {

@@ -43,13 +43,11 @@ impl BUser {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        let out = self
-            .command()
+        self.command()
             .args(args)
             .stdin(Stdio::null())
             .output()
-            .unwrap();
-        out
+            .unwrap()
     }
 
     fn ok(&self, args: &[&str]) -> String {
