@@ -177,6 +177,14 @@ async def flow_compat_b(c, room):
     check(r["status"] == "forgotten", r)
     s = data(await call(c, "stats", {}))
     check("total_memories" in s and "by_type" in s and "links_by_kind" in s, s)
+    # B's other four tools are in B's profile.
+    check("clusters" in data(await call(c, "consolidation_candidates", {})), "consolidation_candidates")
+    check("clusters" in data(await call(c, "skill_candidates", {})), "skill_candidates")
+    ep = data(await call(c, "remember", {"content": "Session: tried the dark theme toggle", "type": "episode", "importance": 3, "room": room}))["id"]
+    summary = data(await call(c, "remember", {"content": "The theme toggle lives in settings", "type": "knowledge", "importance": 6, "room": room}))["id"]
+    r = data(await call(c, "mark_consolidated", {"episode_ids": [str(ep)], "new_memory_id": str(summary)}))
+    check(r["status"] == "ok" and r["consolidated"] == [ep], r)
+    data(await call(c, "reindex", {}))
 
 
 # Seed C's published tool contract: name -> required fields (the agent tools engram serves).
@@ -311,7 +319,7 @@ PROFILES = {
 EXPECTED_TOOLS = {
     "core": {"remember", "recall", "reinforce", "correct", "forget", "context", "handoff"},
     "compat-a": {"recall_memory", "store_memory", "update_memory", "session_handoff", "track_failure", "track_progress", "consolidate_memory", "memory_stats"},
-    "compat-b": {"remember", "recall", "reinforce", "correct", "link", "forget", "stats"},
+    "compat-b": {"remember", "recall", "reinforce", "correct", "link", "forget", "consolidation_candidates", "mark_consolidated", "skill_candidates", "reindex", "stats"},
 }
 
 

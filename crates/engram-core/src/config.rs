@@ -45,6 +45,10 @@ pub struct Config {
     /// The embedding model: a known name (`all-MiniLM-L6-v2`, `multilingual-e5-small`), a
     /// folder, or `none` for lexical search only. `ENGRAM_MODEL` overrides it.
     pub model: String,
+    /// The tool profile a bare `engram` (no arguments, stdin not a terminal) serves over
+    /// stdio (`ENGRAM_TOOLS`): any `--tools` value. Empty: `compat-a` when seed A's data
+    /// is in the home, else `core`. `engram mcp` takes `--tools` instead.
+    pub tools: String,
     /// Bearer token for `engram serve --http` (`ENGRAM_HTTP_TOKEN`); required to bind
     /// anything but loopback. Empty: none.
     pub http_token: String,
@@ -162,6 +166,7 @@ impl Default for Config {
             w_lexical: 0.6,
             w_session: 0.6,
             model: "all-MiniLM-L6-v2".to_string(),
+            tools: String::new(),
             http_token: String::new(),
             embed_threads: 2,
             first_recall_wait_ms: 5000,

@@ -37,12 +37,20 @@ pub struct HooksConfig {
     pub auto_episode_importance: f64,
     /// Transcripts whose user messages total fewer characters are not encoded (B: 16).
     pub auto_encode_min_chars: usize,
-    /// Nudge the agent to consolidate when old episodes pile up (B: true, 7 days apart).
+    /// Nudge the agent to summarise consolidation clusters (B: true, 7 days apart).
     pub consolidate_nudge: bool,
-    /// Active episodes older than `consolidate_min_age_days` (a top-level setting shared
-    /// with maintenance) needed before a nudge.
+    /// Clusters of old similar episodes (`consolidation_candidates`, counted when a
+    /// session ends) needed before a nudge (B: 3).
+    pub consolidate_nudge_min_clusters: usize,
+    /// Also require this many active episodes older than `consolidate_min_age_days`
+    /// (0, the default: no such gate; engram's earlier nudge counted episodes).
     pub consolidate_nudge_min_episodes: usize,
     pub consolidate_nudge_interval_days: f64,
+    /// Nudge the agent to write a repeated way of working down once (B: true, 7 days apart).
+    pub skill_nudge: bool,
+    /// Skill clusters (`skill_candidates`) needed before a nudge (B: 1).
+    pub skill_nudge_min_clusters: usize,
+    pub skill_nudge_interval_days: f64,
     /// The MCP server logs each tool call's latency to `logs/perf.jsonl` (B: true).
     pub perf_log: bool,
 }
@@ -59,8 +67,12 @@ impl Default for HooksConfig {
             auto_episode_importance: 0.3,
             auto_encode_min_chars: 16,
             consolidate_nudge: true,
-            consolidate_nudge_min_episodes: 10,
+            consolidate_nudge_min_clusters: 3,
+            consolidate_nudge_min_episodes: 0,
             consolidate_nudge_interval_days: 7.0,
+            skill_nudge: true,
+            skill_nudge_min_clusters: 1,
+            skill_nudge_interval_days: 7.0,
             perf_log: true,
         }
     }
@@ -80,10 +92,13 @@ impl HooksConfig {
                 ));
             }
         }
-        for (name, v) in [(
-            "consolidate_nudge_interval_days",
-            self.consolidate_nudge_interval_days,
-        )] {
+        for (name, v) in [
+            (
+                "consolidate_nudge_interval_days",
+                self.consolidate_nudge_interval_days,
+            ),
+            ("skill_nudge_interval_days", self.skill_nudge_interval_days),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(InputError::new(
                     name,
@@ -378,9 +393,16 @@ pub fn surface_text(items: &[SurfaceItem]) -> String {
 }
 
 /// The nudge that asks the agent to consolidate old episodes.
-pub fn consolidation_nudge(episodes: u64, min_age_days: f64) -> String {
+pub fn consolidation_nudge(clusters: u64, min_age_days: f64) -> String {
     format!(
-        "(engram memory consolidation) {episodes} session episodes older than {min_age_days} days have piled up. When there is a natural pause, recall them (kind episode, mode deep), write the lasting lessons as one memory each (decision, pattern, preference), and forget the episodes that are fully covered."
+        "(engram memory consolidation) {clusters} clusters of similar session episodes older than {min_age_days} days have piled up. When there is a natural pause, call consolidation_candidates, summarise each cluster as one memory with remember (the lasting lesson: a decision, pattern or preference), then call mark_consolidated with the cluster's episode ids and the new memory's id. Nothing is deleted: the episodes are archived and linked to the summary."
+    )
+}
+
+/// B's skill nudge: the same way of working keeps being remembered.
+pub fn skill_nudge(clusters: u64) -> String {
+    format!(
+        "(engram skill candidate) {clusters} clusters of closely similar memories look like one repeated way of working. When there is a natural pause, call skill_candidates and write each as one strategy or pattern memory with remember, so it is recalled as a skill rather than as scattered notes."
     )
 }
 

@@ -19,8 +19,48 @@ pub struct Health {
     /// Rows in the word and trigram full-text indexes, `None` when a table is missing.
     pub fts_words: Option<u64>,
     pub fts_grams: Option<u64>,
+    /// What each index lacks or holds in excess. A memory has a gram row only when its
+    /// text has a CJK run (and a word row only when it has a word), so the row counts
+    /// alone cannot say whether an index is whole: an English store has no gram rows.
+    pub words_gaps: IndexGaps,
+    pub grams_gaps: IndexGaps,
     /// Vectors held, by model and dimension.
     pub vectors: Vec<VectorSet>,
+}
+
+/// One full-text index measured against the memories.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IndexGaps {
+    /// Memories whose title, text or tags hold something for this index but that have no row.
+    pub missing: u64,
+    /// Rows whose memory no longer exists.
+    pub orphans: u64,
+}
+
+/// Which index a gap count is for.
+#[derive(Clone, Copy)]
+enum Index {
+    Words,
+    Grams,
+}
+
+impl Index {
+    fn table(self) -> &'static str {
+        match self {
+            Index::Words => "fts_words",
+            Index::Grams => "fts_grams",
+        }
+    }
+
+    /// Whether a memory with this text must have a row (the same functions that write
+    /// the rows decide; the `context` metadata is left out, so this never claims a gap
+    /// that is not there).
+    fn wants_row(self, text: &str) -> bool {
+        match self {
+            Index::Words => !engram_core::text::word_index_text(text).is_empty(),
+            Index::Grams => !engram_core::text::gram_index_text(text).is_empty(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -67,6 +107,14 @@ impl Store {
         } else {
             None
         };
+        let words_gaps = match fts_words {
+            Some(_) => self.index_gaps(Index::Words)?,
+            None => IndexGaps::default(),
+        };
+        let grams_gaps = match fts_grams {
+            Some(_) => self.index_gaps(Index::Grams)?,
+            None => IndexGaps::default(),
+        };
         let mut vectors = Vec::new();
         if exists("embeddings")? {
             let mut st = self.conn.prepare(
@@ -90,8 +138,48 @@ impl Store {
             live_memories,
             fts_words,
             fts_grams,
+            words_gaps,
+            grams_gaps,
             vectors,
         })
+    }
+
+    /// Memories lacking a row they should have in `index`, and rows without a memory.
+    /// Reads only the memories that have no row (every memory of an English store for
+    /// the gram index: a scan, like `quick_check`).
+    fn index_gaps(&self, index: Index) -> Result<IndexGaps> {
+        let table = index.table();
+        let mut st = self.conn.prepare(&format!(
+            "SELECT title, content, tags FROM memories WHERE id NOT IN (SELECT rowid FROM {table})"
+        ))?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, Option<String>>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let mut missing = 0;
+        for row in rows {
+            let (title, content, tags) = row?;
+            let tags: Vec<String> = serde_json::from_str(&tags).unwrap_or_default();
+            let mut text = title.unwrap_or_default();
+            text.push('\n');
+            text.push_str(&content);
+            for t in tags {
+                text.push('\n');
+                text.push_str(&t);
+            }
+            if index.wants_row(&text) {
+                missing += 1;
+            }
+        }
+        let orphans = self.conn.query_row(
+            &format!("SELECT count(*) FROM {table} WHERE rowid NOT IN (SELECT id FROM memories)"),
+            [],
+            |r| r.get::<_, i64>(0),
+        )? as u64;
+        Ok(IndexGaps { missing, orphans })
     }
 
     /// Active episodes created before `before` (Unix ms), in `rooms` (all rooms when empty).

@@ -27,6 +27,7 @@ pub mod resolution;
 pub mod rooms;
 mod search;
 pub mod seed_c;
+mod seed_b_config;
 pub mod settings;
 mod store;
 pub mod transfer;

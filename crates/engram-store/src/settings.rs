@@ -51,6 +51,9 @@ pub struct Loaded {
     pub unknown_keys: Vec<String>,
     /// `ENGRAM_*` variables that name no setting and no other known variable (likely typos).
     pub unknown_env: Vec<String>,
+    /// Seed B's keys and variables read with no counterpart here, one note each (never an
+    /// error: a B user's file works unchanged; see `seed_b_config`).
+    pub seed_b_notes: Vec<String>,
 }
 
 /// `ENGRAM_*` variables that are not settings but are read elsewhere.
@@ -66,7 +69,8 @@ pub const NON_SETTING_VARS: &[&str] = &[
 ];
 
 /// Loads the configuration: defaults, then the file (if present), then `ENGRAM_*` variables
-/// from `env`. A file that does not parse, or a value of the wrong type, is an error that
+/// from `env`. Seed B's keys and variables are read with B's meaning (a `~/` in B's
+/// `memories_dir` is expanded from the `HOME` in `env`, else the process's). A file that does not parse, or a value of the wrong type, is an error that
 /// names the file and the key; a broken file never silently falls back to defaults.
 pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
     let err = |message: String| Error::Config {
@@ -76,12 +80,19 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
     let mut table = toml::Table::try_from(Config::default()).map_err(|e| err(e.to_string()))?;
     let known: Vec<String> = table.keys().cloned().collect();
     let mut unknown_keys = Vec::new();
+    let user_home = env
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("HOME").ok());
+    let mut seed_b_notes = Vec::new();
 
     match std::fs::read_to_string(config_path) {
         Ok(text) => {
-            let file: toml::Table = text
+            let mut file: toml::Table = text
                 .parse()
                 .map_err(|e: toml::de::Error| err(e.to_string()))?;
+            seed_b_notes = crate::seed_b_config::translate(&mut file, user_home.as_deref());
             for (k, v) in file {
                 if !known.contains(&k) {
                     unknown_keys.push(k.clone());
@@ -110,9 +121,23 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
     let mut unknown_env = Vec::new();
     let mut applied_env = Vec::new();
     for (name, raw) in env {
-        let Some(key) = name.strip_prefix("ENGRAM_").map(str::to_ascii_lowercase) else {
+        let Some(mut key) = name.strip_prefix("ENGRAM_").map(str::to_ascii_lowercase) else {
             continue;
         };
+        if crate::seed_b_config::ENV_IGNORED.contains(&name.as_str()) {
+            seed_b_notes.push(format!("{name} (seed B) has no counterpart and is ignored"));
+            continue;
+        }
+        if let Some((_, ours)) = crate::seed_b_config::ENV_RENAMED
+            .iter()
+            .find(|(b, _)| *b == name.as_str())
+        {
+            let engram_name = format!("ENGRAM_{}", ours.to_ascii_uppercase());
+            if env.iter().any(|(k, _)| *k == engram_name) {
+                continue; // engram's own variable wins
+            }
+            key = ours.to_string();
+        }
         if !known.contains(&key) || matches!(table.get(&key), Some(toml::Value::Table(_))) {
             if !NON_SETTING_VARS.contains(&name.as_str()) {
                 unknown_env.push(name.clone());
@@ -138,6 +163,7 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
         config,
         unknown_keys,
         unknown_env,
+        seed_b_notes,
     })
 }
 
@@ -213,6 +239,33 @@ mod tests {
             int.config.w_relevance, 1.0,
             "integers are accepted where floats are expected"
         );
+    }
+
+    #[test]
+    fn seed_b_file_loads_with_b_meaning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "auto_episode_importance = 3\nembed_model = \"intfloat/multilingual-e5-small\"\nmemories_dir = \"~/notes\"\nskill_nudge = true\n",
+        )
+        .unwrap();
+        let l = load(
+            &path,
+            &env(&[("HOME", "/u"), ("ENGRAM_EMBED_BACKEND", "onnx")]),
+        )
+        .unwrap();
+        assert_eq!(l.config.hooks.auto_episode_importance, 0.3);
+        assert_eq!(l.config.model, "intfloat/multilingual-e5-small");
+        assert_eq!(l.config.vault_dir, "/u/notes");
+        assert!(
+            l.unknown_keys.is_empty() && l.unknown_env.is_empty(),
+            "{l:?}"
+        );
+        assert_eq!(l.seed_b_notes.len(), 1, "{:?}", l.seed_b_notes);
+        assert!(l.seed_b_notes[0].contains("ENGRAM_EMBED_BACKEND"));
+        let l = load(&path, &env(&[("ENGRAM_EMBED_MODEL", "none")])).unwrap();
+        assert_eq!(l.config.model, "none", "B's variable overrides the file");
     }
 
     #[test]

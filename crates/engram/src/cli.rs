@@ -18,8 +18,10 @@ pub struct Cli {
     /// The directory whose project decides the room (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// With no command: the MCP server over stdio when stdin is not a terminal (a client
+    /// started `engram` with no arguments, as seed A's client line does), help when it is.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -60,6 +60,7 @@ pub fn rows() -> Vec<Row> {
             client_rows(&mut rows, &user, c);
         }
     }
+    seed_a_row(&mut rows, &home);
     perf_rows(&mut rows, &home);
     let log = home.root.join("logs").join("hooks.log");
     if let Ok(text) = std::fs::read_to_string(&log) {
@@ -109,6 +110,14 @@ fn config_rows(rows: &mut Vec<Row>, home: &Home) -> Option<engram_core::Config> 
                 (Status::Ok, format!("{} absent: defaults", path.display()))
             };
             row(rows, "config", status, detail);
+            if !loaded.seed_b_notes.is_empty() {
+                row(
+                    rows,
+                    "config: seed B keys",
+                    Status::Na,
+                    loaded.seed_b_notes.join("; "),
+                );
+            }
             Some(loaded.config)
         }
         Err(e) => {
@@ -127,7 +136,7 @@ fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
             Status::Na,
             format!("{} not created yet (created on first use)", db.display()),
         );
-        vault_row(rows, home, None);
+        vault_row(rows, home, config, None);
         model_rows(rows, home, config, None);
         return;
     }
@@ -178,24 +187,35 @@ fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
             ),
         );
     }
-    let fts = |name: &str, n: Option<u64>| match n {
-        None => (Status::Ng, format!("{name} missing")),
-        Some(n) if n == health.memories => (Status::Ok, format!("{name} {n} rows")),
+    fts_row(rows, &health);
+    vault_row(rows, home, config, Some(health.live_memories));
+    model_rows(rows, home, config, Some((&store, &health)));
+}
+
+/// The full-text row: each index exists, and no memory whose text has something for an
+/// index lacks its row (an English memory has no gram row, a memory of CJK and
+/// punctuation alone no word row: neither is a gap), and no row outlives its memory.
+fn fts_row(rows: &mut Vec<Row>, health: &engram_store::health::Health) {
+    let one = |name: &str, n: Option<u64>, gaps: engram_store::health::IndexGaps| match n {
+        None => (false, format!("{name} missing")),
+        Some(n) if gaps.missing == 0 && gaps.orphans == 0 => (true, format!("{name} {n} rows")),
         Some(n) => (
-            Status::Ng,
-            format!("{name} {n} rows for {} memories", health.memories),
+            false,
+            format!(
+                "{name} {n} rows: {} memories lack theirs, {} rows of no memory",
+                gaps.missing, gaps.orphans
+            ),
         ),
     };
-    let (a, da) = fts("fts_words", health.fts_words);
-    let (b, dbb) = fts("fts_grams", health.fts_grams);
-    let status = if a == Status::Ok && b == Status::Ok {
-        Status::Ok
-    } else {
-        Status::Ng
-    };
-    row(rows, "full-text index", status, format!("{da}; {dbb}"));
-    vault_row(rows, home, Some(health.live_memories));
-    model_rows(rows, home, config, Some((&store, &health)));
+    let (a, da) = one("fts_words", health.fts_words, health.words_gaps);
+    let (b, dbb) = one("fts_grams", health.fts_grams, health.grams_gaps);
+    let status = if a && b { Status::Ok } else { Status::Ng };
+    row(
+        rows,
+        "full-text index",
+        status,
+        format!("{da}; {dbb} for {} memories", health.memories),
+    );
 }
 
 fn count_md(dir: &Path) -> u64 {
@@ -218,10 +238,42 @@ fn count_md(dir: &Path) -> u64 {
     n
 }
 
-fn vault_row(rows: &mut Vec<Row>, home: &Home, live: Option<u64>) {
-    let dir = home.root.join("memories");
+/// The vault folder the configuration names, as the store resolves it (relative to the
+/// folder of the database), or `None` with `vault = "off"`.
+fn vault_dir(home: &Home, config: &engram_core::Config) -> Option<std::path::PathBuf> {
+    if config.vault == engram_core::config::Switch::Off {
+        return None;
+    }
+    let base = home
+        .db_path()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let dir = config.vault_dir.trim();
+    Some(if dir.is_empty() {
+        base.join("memories")
+    } else {
+        base.join(dir)
+    })
+}
+
+fn vault_row(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config, live: Option<u64>) {
+    let Some(dir) = vault_dir(home, config) else {
+        row(
+            rows,
+            "vault",
+            Status::Na,
+            "vault = \"off\": no files are written",
+        );
+        return;
+    };
     if !dir.is_dir() {
-        row(rows, "vault", Status::Na, "not built yet");
+        row(
+            rows,
+            "vault",
+            Status::Na,
+            format!("{} not built yet", dir.display()),
+        );
         return;
     }
     let files = count_md(&dir);
@@ -481,6 +533,25 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
             );
         }
     }
+}
+
+/// Seed A left `memories.duckdb` (and `graph.json`) in the same `~/.engram`: say so, with
+/// the exact commands that bring the memories in (informational: never NG).
+fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
+    let duck = home.root.join("memories.duckdb");
+    if !duck.exists() {
+        return;
+    }
+    row(
+        rows,
+        "seed A data",
+        Status::Na,
+        format!(
+            "{} found; to import it: duckdb -readonly \"{}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl",
+            duck.display(),
+            duck.display()
+        ),
+    );
 }
 
 fn perf_rows(rows: &mut Vec<Row>, home: &Home) {

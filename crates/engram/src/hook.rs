@@ -329,7 +329,8 @@ fn user_prompt(
     let session = field(input, "session_id").unwrap_or("none");
     let mut parts = Vec::new();
     let searchable = pure::prompt_worth_searching(prompt, h.surface_min_prompt_chars);
-    if (h.surface_mode == SurfaceMode::Off && !h.consolidate_nudge) || !searchable {
+    if (h.surface_mode == SurfaceMode::Off && !h.consolidate_nudge && !h.skill_nudge) || !searchable
+    {
         return Ok(None);
     }
     // Never deepen: a weak fast result would not pass the gates anyway, and the hook must
@@ -410,11 +411,7 @@ fn user_prompt(
             parts.push(pure::surface_text(&chosen));
         }
     }
-    if h.consolidate_nudge
-        && let Some(n) = nudge(home, &store, &h)
-    {
-        parts.push(n);
-    }
+    parts.extend(nudges(home, &store, &h));
     Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
 }
 
@@ -444,37 +441,73 @@ fn append_surface_log(home: &Home, line: &Value) {
     })();
 }
 
-/// B's consolidation nudge, at most once per interval: fires when enough old episodes sit
-/// active. Stamps the time first; if the stamp cannot be written, it does not nudge.
-fn nudge(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Option<String> {
-    let path = home.root.join("hooks").join("consolidation_state.json");
+/// Where the cluster counts of the last session end and the nudge stamps are kept.
+fn nudge_state_path(home: &Home) -> PathBuf {
+    home.root.join("hooks").join("consolidation_state.json")
+}
+
+/// B's nudges, each at most once per its interval: consolidation when enough clusters of
+/// old similar episodes were counted at the last session end, then the skill nudge. A
+/// nudge stamps its time first; if the stamp cannot be written, it does not nudge.
+fn nudges(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Vec<String> {
+    let path = nudge_state_path(home);
     let mut state: Value = std::fs::read(&path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .filter(Value::is_object)
         .unwrap_or_else(|| json!({}));
     let now = now_ms();
-    let last = state
-        .get("last_nudged_at")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let interval = (h.consolidate_nudge_interval_days * 86_400_000.0) as i64;
-    if now - last < interval {
-        return None;
+    let due = |state: &Value, stamp: &str, days: f64| {
+        let last = state.get(stamp).and_then(Value::as_i64).unwrap_or(0);
+        now - last >= (days * 86_400_000.0) as i64
+    };
+    let count = |state: &Value, key: &str| state.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let mut out = Vec::new();
+    let clusters = count(&state, "clusters");
+    let min_age = store.config().consolidate_min_age_days;
+    let episodes_ok = h.consolidate_nudge_min_episodes == 0 || {
+        let before = now - (min_age * 86_400_000.0) as i64;
+        store
+            .count_old_episodes(before, &[])
+            .is_ok_and(|n| n as usize >= h.consolidate_nudge_min_episodes)
+    };
+    if h.consolidate_nudge
+        && clusters as usize >= h.consolidate_nudge_min_clusters.max(1)
+        && episodes_ok
+        && due(&state, "last_nudged_at", h.consolidate_nudge_interval_days)
+    {
+        state["last_nudged_at"] = json!(now);
+        if write_atomic(&path, state.to_string().as_bytes()).is_ok() {
+            out.push(pure::consolidation_nudge(clusters, min_age));
+        }
     }
-    let before = now - (store.config().consolidate_min_age_days * 86_400_000.0) as i64;
-    let n = store.count_old_episodes(before, &[]).ok()?;
-    state["episodes"] = json!(n);
-    state["checked_at"] = json!(now);
-    if (n as usize) < h.consolidate_nudge_min_episodes.max(1) {
-        return None;
+    let skills = count(&state, "skill_clusters");
+    if h.skill_nudge
+        && skills as usize >= h.skill_nudge_min_clusters.max(1)
+        && due(&state, "last_skill_nudged_at", h.skill_nudge_interval_days)
+    {
+        state["last_skill_nudged_at"] = json!(now);
+        if write_atomic(&path, state.to_string().as_bytes()).is_ok() {
+            out.push(pure::skill_nudge(skills));
+        }
     }
-    state["last_nudged_at"] = json!(now);
-    write_atomic(&path, state.to_string().as_bytes()).ok()?;
-    Some(pure::consolidation_nudge(
-        n,
-        store.config().consolidate_min_age_days,
-    ))
+    out
+}
+
+/// Counts consolidation and skill clusters (as B does when a session ends, so a prompt
+/// never pays for clustering) into the nudge state, keeping its stamps.
+fn count_clusters(home: &Home, store: &mut Store) -> anyhow::Result<()> {
+    let path = nudge_state_path(home);
+    let mut state: Value = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}));
+    state["clusters"] = json!(store.consolidation_candidates(None)?.len());
+    state["skill_clusters"] = json!(store.skill_candidates(None)?.len());
+    state["checked_at"] = json!(now_ms());
+    write_atomic(&path, state.to_string().as_bytes())?;
+    Ok(())
 }
 
 fn read_transcript(
@@ -533,10 +566,10 @@ fn session_end(
         .map(pure::project_name)
         .unwrap_or_else(|| "unknown".into());
     let h = config.hooks.clone();
+    let mut store = Store::open(&home.db_path(), config)?;
     if let Some(episode) =
         pure::build_episode(&transcript, &today(), &project, h.auto_encode_min_chars)
     {
-        let mut store = Store::open(&home.db_path(), config)?;
         store.remember(RememberRequest {
             content: episode,
             kind: Some(engram_core::Kind::Episode),
@@ -555,6 +588,9 @@ fn session_end(
         &list_path,
         format!("{}\n", done[from..].join("\n")).as_bytes(),
     )?;
+    if h.consolidate_nudge || h.skill_nudge {
+        count_clusters(home, &mut store)?;
+    }
     Ok(())
 }
 

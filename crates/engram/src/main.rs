@@ -66,11 +66,11 @@ fn main() -> ExitCode {
     let json = cli.json;
     // Hooks always exit 0, whatever happens; doctor and setup choose their own exit code.
     match &cli.command {
-        Command::Hook(a) => {
+        Some(Command::Hook(a)) => {
             hook::run(&a.event, a.agent.as_deref());
             return ExitCode::SUCCESS;
         }
-        Command::Doctor => {
+        Some(Command::Doctor) => {
             return match doctor::run(json, true) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::from(1),
@@ -172,6 +172,7 @@ pub(crate) fn load_config(home: &Home) -> anyhow::Result<engram_core::Config> {
     for k in &loaded.unknown_env {
         eprintln!("warning: environment variable {k} is not an engram setting and is ignored");
     }
+    warn_seed_b_once(home, &loaded.seed_b_notes);
     Ok(loaded.config)
 }
 
@@ -180,6 +181,24 @@ fn env_project() -> Option<String> {
     std::env::var("ENGRAM_PROJECT")
         .ok()
         .filter(|p| !p.trim().is_empty())
+}
+
+/// Seed B's keys with no counterpart are said once per home (and again when the list
+/// changes), not on every command: `ENGRAM_HOME/.seed-b-notes` holds what was said.
+/// `doctor` lists them every time.
+fn warn_seed_b_once(home: &Home, notes: &[String]) {
+    if notes.is_empty() {
+        return;
+    }
+    let said = home.root.join(".seed-b-notes");
+    let text = notes.join("\n");
+    if std::fs::read_to_string(&said).is_ok_and(|t| t == text) {
+        return;
+    }
+    for n in notes {
+        eprintln!("note: {}: {n}", home.config_path().display());
+    }
+    let _ = engram_store::fsutil::write_atomic(&said, text.as_bytes());
 }
 
 /// Opens the store without loading the embedding model (commands that need no search).
@@ -236,6 +255,36 @@ fn content_arg(raw: String, field: &'static str) -> anyhow::Result<String> {
             .map_err(|_| engram_core::InputError::new(field, "stdin is not valid UTF-8").into());
     }
     Ok(raw)
+}
+
+/// Bare `engram`: help on a terminal; otherwise a client started it with no arguments
+/// (seed A's client line is `{"command": "engram"}`), so serve MCP over stdio with the
+/// profile [`bare_profile`] picks.
+fn bare() -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        use clap::CommandFactory;
+        Cli::command().print_help()?;
+        println!();
+        return Ok(());
+    }
+    let home = home()?;
+    let profile = bare_profile(&load_config(&home)?.tools, &home);
+    run_server(profile, None, None)
+}
+
+/// The profile a bare `engram` serves: the `tools` setting (`ENGRAM_TOOLS`) when set,
+/// else `compat-a` when seed A's data sits in the home (`memories.duckdb`, `graph.json`:
+/// A kept them in `~/.engram` too), else `core`.
+fn bare_profile(configured: &str, home: &Home) -> String {
+    let configured = configured.trim();
+    if !configured.is_empty() {
+        return configured.to_string();
+    }
+    let a_data = ["memories.duckdb", "graph.json"]
+        .iter()
+        .any(|f| home.root.join(f).exists());
+    if a_data { "compat-a" } else { "core" }.to_string()
 }
 
 /// Runs the MCP server. Logs go to stderr (level from ENGRAM_LOG, default warn); stdout is
@@ -355,7 +404,10 @@ fn set_pinned(id: &str, pin: bool, json: bool) -> anyhow::Result<()> {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     let json = cli.json;
-    match cli.command {
+    let Some(command) = cli.command else {
+        return bare();
+    };
+    match command {
         Command::Remember(a) => {
             let content = content_arg(a.content, "content")?;
             let kind = a.kind.as_deref().map(Kind::parse).transpose()?;

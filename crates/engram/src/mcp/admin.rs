@@ -133,10 +133,12 @@ pub(super) fn mark_consolidated(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         .iter()
         .map(|i| i.to_ref("episode_ids"))
         .collect::<Result<Vec<_>, _>>()?;
-    let done = ctx
-        .store
-        .mark_consolidated(&eps, &a.new_memory_id.to_ref("new_memory_id")?)?;
-    Ok(json!({ "archived": done }))
+    let new = a.new_memory_id.to_ref("new_memory_id")?;
+    let done = ctx.store.mark_consolidated(&eps, &new)?;
+    // `consolidated`, `new_memory_id` and `status` are seed B's reply.
+    Ok(
+        json!({ "archived": done, "consolidated": done, "new_memory_id": a.new_memory_id, "status": "ok" }),
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -240,7 +240,7 @@ pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
 }
 
 /// A memory id as agents send it: an integer, or text (`"42"`, `"#42"`, a ULID).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum IdValue {
     Int(i64),
@@ -331,8 +331,9 @@ pub const ENGINEERING: &[&str] = &[
     "session_outcome",
     "stats",
 ];
-/// Seed B's tool names that engram serves (B's argument names are accepted by the native
-/// tools themselves: `type`, importance 1–10, `corrected_content`, `related_ids`, …).
+/// Seed B's eleven tool names, all served (B's argument names are accepted by the native
+/// tools themselves: `type`, importance 1–10, `corrected_content`, `related_ids`,
+/// `episode_ids`, …).
 pub const COMPAT_B: &[&str] = &[
     "remember",
     "recall",
@@ -340,6 +341,10 @@ pub const COMPAT_B: &[&str] = &[
     "correct",
     "link",
     "forget",
+    "consolidation_candidates",
+    "mark_consolidated",
+    "skill_candidates",
+    "reindex",
     "stats",
 ];
 pub const ADMIN: &[&str] = &[

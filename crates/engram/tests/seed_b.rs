@@ -1,0 +1,285 @@
+//! A seed B user as found in the wild switches to engram: B's `~/.engram/config.toml`
+//! (B's keys and scales), B's Markdown memories under `memories_dir`, B's client line and
+//! CLAUDE.md. After `engram setup` every command works, B's memories are recalled and
+//! doctor is green. Also B's nudges: clusters counted at session end, consolidation and
+//! skill nudges once per interval. The built binary on temp homes.
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+struct BUser {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    data: PathBuf,
+}
+
+impl BUser {
+    fn new(config: &str) -> BUser {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let data = home.join(".engram");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::write(data.join("config.toml"), config).unwrap();
+        BUser {
+            _dir: dir,
+            home,
+            data,
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
+        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")) {
+            c.env_remove(k);
+        }
+        // B's users have no ENGRAM_HOME: B's data_dir is ~/.engram, engram's default too.
+        c.env("HOME", &self.home)
+            .env("ENGRAM_MAINTENANCE_INTERVAL_HOURS", "0")
+            .env("PATH", "/nonexistent")
+            .current_dir(&self.home);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command()
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn hook(&self, event: &str, input: &Value) -> Output {
+        let mut child = self
+            .command()
+            .args(["hook", event])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes());
+        child.wait_with_output().unwrap()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+const B_CONFIG: &str = r#"# written by B's `engram setup`, then edited by hand
+memories_dir = "~/.engram/memories"
+embed_model = "intfloat/multilingual-e5-small"
+embed_backend = "onnx"
+query_prefix = "query: "
+doc_prefix = "passage: "
+dup_threshold = 0.95
+auto_episode_importance = 3
+correction_min_importance = 7
+consolidate_nudge_min_clusters = 3
+skill_nudge = true
+skill_min_count = 3
+surface_mode = "active"
+startup_index_check = "auto"
+
+[room_paths]
+"/work/shop" = "shop"
+"#;
+
+const B_MEMORY: &str = "---
+id: 01HZX3K5Q8M2N4P6R8T0V2W4Y6
+type: knowledge
+created: '2025-03-01T10:00:00+09:00'
+tags:
+- deploy
+importance: 7
+source: claude-code
+tier: hot
+room: common
+links: []
+---
+Deploys of the shop go out on Tuesdays only, never on Fridays.
+";
+
+#[test]
+fn seed_b_user_switches_with_nothing_changed() {
+    let b = BUser::new(B_CONFIG);
+    b.write(
+        ".engram/memories/knowledge/20250301-Deploys-of-the-shop-V2W4Y6.md",
+        B_MEMORY,
+    );
+    b.write(
+        ".claude.json",
+        r#"{"mcpServers": {"engram": {"command": "/old/venv/bin/engram-mcp"}}}"#,
+    );
+    b.write(
+        ".claude/CLAUDE.md",
+        "# Mine\n\n# Memory Protocol (engram)\n\n@~/.engram/MEMORY_PROTOCOL.md\n",
+    );
+    // The model B's config names is not installed here (no network): recall is lexical.
+    let out = b.run(&[
+        "setup",
+        "--agents",
+        "claude",
+        "--non-interactive",
+        "--no-model",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "setup: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let claude: Value =
+        serde_json::from_str(&std::fs::read_to_string(b.home.join(".claude.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        claude["mcpServers"]["engram"]["command"],
+        env!("CARGO_BIN_EXE_engram"),
+        "B's stale client line now starts engram"
+    );
+    // B's memory, in B's file format and folder, is recalled.
+    let hits: Value =
+        serde_json::from_str(&b.ok(&["recall", "deploy Fridays", "--room", "*", "--json"]))
+            .unwrap();
+    let first = &hits["hits"][0];
+    assert!(
+        first["content"].as_str().unwrap().contains("Tuesdays"),
+        "{hits:#}"
+    );
+    assert!(
+        (first["importance"].as_f64().unwrap() - 0.7).abs() < 1e-9,
+        "{first}"
+    );
+    // B's CLI spellings and 1-10 importances.
+    b.ok(&[
+        "remember",
+        "The shop's CI runs on GitHub Actions",
+        "--type",
+        "project",
+        "--importance",
+        "6",
+    ]);
+    let out = b.run(&["doctor", "--json"]);
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ng: Vec<&Value> = d["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "NG")
+        .collect();
+    assert!(out.status.success() && ng.is_empty(), "{ng:#?}");
+    let vault = b.data.join("memories");
+    assert!(count_md(&vault) >= 2, "the new memory is a file beside B's");
+}
+
+fn count_md(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .map(|e| {
+                    let p = e.path();
+                    if p.is_dir() {
+                        count_md(&p)
+                    } else {
+                        usize::from(p.extension().is_some_and(|x| x == "md"))
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+fn transcript(b: &BUser, name: &str) -> PathBuf {
+    let p = b.data.join(name);
+    let line = json!({"type": "user", "cwd": "/work/shop", "message": {"role": "user", "content": "Please check the nightly export job again"}});
+    std::fs::write(&p, format!("{line}\n")).unwrap();
+    p
+}
+
+fn context(out: &Output) -> String {
+    assert!(out.status.success());
+    if out.stdout.is_empty() {
+        return String::new();
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn nudges_count_clusters_at_session_end_and_fire_once() {
+    // Episodes count as old at once, and every write is kept apart (no merging), so the
+    // test can build clusters without waiting two weeks.
+    let b = BUser::new(
+        "consolidate_min_age_days = 0\nresolve = false\nsurface_mode = \"off\"\nconsolidate_nudge_min_clusters = 2\n",
+    );
+    // Two clusters of restated episodes, and one way of working written down three times.
+    for (what, why) in [
+        ("nightly export job", "the S3 upload timed out"),
+        ("billing webhook retries", "the signature check failed"),
+    ] {
+        for text in [
+            format!("Looked into the {what}; {why}."),
+            format!("Looked into the {what} again; {why} twice."),
+        ] {
+            b.ok(&["remember", &text, "--kind", "episode", "--room", "shop"]);
+        }
+    }
+    for text in [
+        "Run cargo fmt then cargo clippy before every commit.",
+        "Run cargo fmt then cargo clippy before every commit, always.",
+        "Always run cargo fmt then cargo clippy before every commit push.",
+    ] {
+        b.ok(&["remember", text, "--kind", "strategy", "--room", "shop"]);
+    }
+    let prompt = json!({"prompt": "what should I work on next today?", "session_id": "s1", "cwd": "/work/shop"});
+    assert_eq!(
+        context(&b.hook("user-prompt", &prompt)),
+        "",
+        "nothing counted yet: no nudge"
+    );
+    let t = transcript(&b, "t.jsonl");
+    let out = b.hook(
+        "session-end",
+        &json!({"session_id": "s0", "transcript_path": t, "cwd": "/work/shop"}),
+    );
+    assert!(out.status.success() && out.stdout.is_empty());
+    let state: Value = serde_json::from_slice(
+        &std::fs::read(b.data.join("hooks").join("consolidation_state.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(state["clusters"].as_u64().unwrap() >= 2, "{state}");
+    assert!(state["skill_clusters"].as_u64().unwrap() >= 1, "{state}");
+    let said = context(&b.hook("user-prompt", &prompt));
+    assert!(
+        said.contains("(engram memory consolidation)") && said.contains("mark_consolidated"),
+        "{said}"
+    );
+    assert!(said.contains("(engram skill candidate)"), "{said}");
+    assert_eq!(
+        context(&b.hook("user-prompt", &prompt)),
+        "",
+        "once per interval"
+    );
+}
