@@ -270,7 +270,7 @@ fn bare() -> anyhow::Result<()> {
     }
     let home = home()?;
     let profile = bare_profile(&load_config(&home)?.tools, &home);
-    run_server(profile, None, None)
+    run_server(profile, env_project(), None, None)
 }
 
 /// The profile a bare `engram` serves: the `tools` setting (`ENGRAM_TOOLS`) when set,
