@@ -620,7 +620,9 @@ mod serve_addr_tests {
             "127.0.0.1:0"
         );
         assert_eq!(
-            serve_addr(Some("LOCALHOST:8123"), None).unwrap().to_string(),
+            serve_addr(Some("LOCALHOST:8123"), None)
+                .unwrap()
+                .to_string(),
             "127.0.0.1:8123"
         );
     }
