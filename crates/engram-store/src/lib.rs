@@ -19,6 +19,7 @@ pub mod hub;
 pub mod importers;
 pub mod maintain;
 mod ops;
+mod parts;
 mod recall;
 pub mod resolution;
 pub mod rooms;
