@@ -56,3 +56,61 @@ impl Store {
         Ok(first)
     }
 }
+
+/// Imports are capture paths too: a memory whose content is over the limit becomes parts
+/// before the batch is stored. Part 1 keeps the memory's uid, history and revisions; part
+/// `i` gets a uid derived from the memory's (`derived_uid(created_at, "<uid>/part<i>")`,
+/// so a re-import recognises it), a fresh create event, the part keys in its metadata and
+/// an `explicit` link to part 1.
+pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
+    let mut out = Vec::with_capacity(batch.memories.len());
+    for im in std::mem::take(&mut batch.memories) {
+        if im.memory.content.len() <= MAX_CONTENT_BYTES {
+            out.push(im);
+            continue;
+        }
+        let pieces: Vec<String> =
+            engram_core::parts::split(&im.memory.content, MAX_CONTENT_BYTES)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+        let n = pieces.len();
+        let first_uid = im.memory.uid.clone();
+        let mark = |m: &mut engram_core::Memory, i: usize| {
+            if !m.metadata.is_object() {
+                m.metadata = serde_json::json!({});
+            }
+            if let Some(o) = m.metadata.as_object_mut() {
+                o.insert("part".into(), (i + 1).into());
+                o.insert("parts".into(), n.into());
+                if i > 0 {
+                    o.insert("part_of".into(), first_uid.clone().into());
+                    o.remove(engram_core::limits::CONTEXT_KEY);
+                }
+            }
+        };
+        for (i, piece) in pieces.into_iter().enumerate() {
+            let mut m = im.memory.clone();
+            m.content = piece;
+            mark(&mut m, i);
+            if i == 0 {
+                out.push(crate::transfer::ImportedMemory { memory: m, ..im.clone() });
+                continue;
+            }
+            m.uid = crate::transfer::derived_uid(m.created_at, &format!("{first_uid}/part{}", i + 1));
+            m.title = None;
+            m.topic_key = None;
+            batch.links.push(crate::transfer::LinkRow {
+                src: m.uid.clone(),
+                dst: first_uid.clone(),
+                kind: engram_core::LinkKind::Explicit,
+                weight: 1.0,
+                created_at: m.created_at,
+                updated_at: m.created_at,
+                note: Some("part of one long text".into()),
+            });
+            out.push(crate::transfer::ImportedMemory::new(m));
+        }
+    }
+    batch.memories = out;
+}

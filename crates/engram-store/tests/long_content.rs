@@ -128,3 +128,27 @@ fn a_long_context_does_not_count_against_the_metadata_limit() {
         .unwrap_err();
     assert!(matches!(err, Error::Input(e) if e.field == "metadata"));
 }
+
+#[test]
+fn an_import_stores_over_limit_content_in_parts_and_a_reimport_adds_nothing() {
+    let (mut s, _d) = store();
+    let text = long_log();
+    let uid = engram_store::transfer::derived_uid(1_700_000_000_000, "source-item-1");
+    let batch = || engram_store::Batch {
+        memories: vec![engram_store::transfer::ImportedMemory::new(
+            engram_store::transfer::blank_memory(uid.clone(), text.clone(), 1_700_000_000_000),
+        )],
+        ..Default::default()
+    };
+    let report = s.import_batch(batch(), &mut |_, _| {}).unwrap();
+    let parts = report.created_count("memories");
+    assert!(parts >= 6, "{report:?}");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    assert_eq!(report.created_count("links"), parts - 1);
+    let first = s.get(&IdRef::Uid(uid.clone())).unwrap();
+    assert_eq!(first.metadata["parts"], parts);
+    let again = s.import_batch(batch(), &mut |_, _| {}).unwrap();
+    assert_eq!(again.created_count("memories"), 0);
+    assert_eq!(again.skipped_count("memories"), parts);
+    assert_eq!(s.stats().unwrap().total_memories, parts as u64);
+}

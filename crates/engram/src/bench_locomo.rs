@@ -233,7 +233,7 @@ fn clip(text: &str, max: usize) -> &str {
 fn ask(
     conv: &Value,
     id: &str,
-    ing: &Ingested,
+    ing: &mut Ingested,
     k: usize,
     run: &mut Run,
     out: &mut Option<std::fs::File>,
@@ -353,7 +353,7 @@ pub fn run(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
             ing.store.embed_missing(|_| {})?;
             run.embed_s += t.elapsed().as_secs_f64();
         }
-        ask(conv, &id, &ing, a.k, &mut run, &mut out)?;
+        ask(conv, &id, &mut ing, a.k, &mut run, &mut out)?;
     }
     run.latency_ms.sort_by(f64::total_cmp);
     let result = report(&a, &run, embedder.as_ref().map(|e| e.model_id()), start)?;
