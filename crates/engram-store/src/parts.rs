@@ -69,11 +69,10 @@ pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
             out.push(im);
             continue;
         }
-        let pieces: Vec<String> =
-            engram_core::parts::split(&im.memory.content, MAX_CONTENT_BYTES)
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+        let pieces: Vec<String> = engram_core::parts::split(&im.memory.content, MAX_CONTENT_BYTES)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         let n = pieces.len();
         let first_uid = im.memory.uid.clone();
         let mark = |m: &mut engram_core::Memory, i: usize| {
@@ -94,10 +93,14 @@ pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
             m.content = piece;
             mark(&mut m, i);
             if i == 0 {
-                out.push(crate::transfer::ImportedMemory { memory: m, ..im.clone() });
+                out.push(crate::transfer::ImportedMemory {
+                    memory: m,
+                    ..im.clone()
+                });
                 continue;
             }
-            m.uid = crate::transfer::derived_uid(m.created_at, &format!("{first_uid}/part{}", i + 1));
+            m.uid =
+                crate::transfer::derived_uid(m.created_at, &format!("{first_uid}/part{}", i + 1));
             m.title = None;
             m.topic_key = None;
             batch.links.push(crate::transfer::LinkRow {
