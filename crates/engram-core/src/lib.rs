@@ -19,6 +19,7 @@ pub mod importance;
 pub mod kind;
 pub mod limits;
 pub mod memory;
+pub mod parts;
 pub mod redact;
 pub mod resolve;
 pub mod room;

@@ -99,11 +99,23 @@ pub fn normalize_tags(tags: &[String]) -> Result<Vec<String>, InputError> {
 }
 
 /// Metadata must be a JSON object of at most [`MAX_METADATA_BYTES`] when serialised.
+///
+/// The `context` key is engram's own: the words kept to search a memory by (the turn
+/// before it, the task it came from). It never counts against the user's metadata limit
+/// (a long previous message must not make a memory unstorable) and has its own limit, the
+/// content limit, checked here under the field name `context`.
 pub fn check_metadata(value: &serde_json::Value) -> Result<(), InputError> {
-    if !value.is_object() {
+    let Some(object) = value.as_object() else {
         return Err(InputError::new("metadata", "must be a JSON object"));
+    };
+    let mut user = object.clone();
+    if let Some(c) = user.remove(CONTEXT_KEY) {
+        let Some(text) = c.as_str() else {
+            return Err(InputError::new("context", "must be a string"));
+        };
+        check_len("context", text, MAX_CONTENT_BYTES)?;
     }
-    let len = value.to_string().len();
+    let len = serde_json::Value::Object(user).to_string().len();
     if len > MAX_METADATA_BYTES {
         return Err(InputError::new(
             "metadata",
@@ -112,6 +124,9 @@ pub fn check_metadata(value: &serde_json::Value) -> Result<(), InputError> {
     }
     Ok(())
 }
+
+/// The metadata key that holds a memory's search context (see [`check_metadata`]).
+pub const CONTEXT_KEY: &str = "context";
 
 /// Recall limit: 1 to [`MAX_RECALL_LIMIT`].
 pub fn check_limit(limit: usize) -> Result<(), InputError> {
@@ -154,6 +169,22 @@ mod tests {
         assert!(check_metadata(&serde_json::json!([1])).is_err());
         let big = serde_json::json!({"a": "z".repeat(MAX_METADATA_BYTES)});
         assert!(check_metadata(&big).is_err());
+    }
+
+    #[test]
+    fn context_has_its_own_limit_beside_the_metadata_limit() {
+        let long = "w".repeat(MAX_METADATA_BYTES * 2);
+        assert!(check_metadata(&serde_json::json!({ "context": long })).is_ok());
+        let both = serde_json::json!({ "context": long, "a": "z".repeat(MAX_METADATA_BYTES - 16) });
+        assert!(check_metadata(&both).is_ok(), "user part fits");
+        let over = serde_json::json!({ "context": "c", "a": "z".repeat(MAX_METADATA_BYTES) });
+        assert_eq!(check_metadata(&over).unwrap_err().field, "metadata");
+        let huge = serde_json::json!({ "context": "x".repeat(MAX_CONTENT_BYTES + 1) });
+        let e = check_metadata(&huge).unwrap_err();
+        assert_eq!(e.field, "context");
+        assert!(e.to_string().contains("65536"), "{e}");
+        let e = check_metadata(&serde_json::json!({ "context": 3 })).unwrap_err();
+        assert_eq!(e.field, "context");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod hub;
 pub mod importers;
 pub mod maintain;
 mod ops;
+mod parts;
 mod recall;
 pub mod recent;
 pub mod resolution;

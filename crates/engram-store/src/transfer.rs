@@ -340,9 +340,11 @@ impl Store {
     /// `progress(done, total)` is called as memories are stored.
     pub fn import_batch(
         &mut self,
-        batch: Batch,
+        mut batch: Batch,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<ImportReport> {
+        // Over-limit content from a source is stored in parts, never refused or cut.
+        crate::parts::split_long_imports(&mut batch);
         let actr = self.config.actr;
         let tx = self
             .conn

@@ -3,16 +3,15 @@
 //! * `bench recall` builds a synthetic store in a temporary directory (the real on-disk
 //!   SQLite, WAL, synchronous=FULL), times ingest through `remember` one transaction per
 //!   memory as clients do, then times recall and prints p50/p95/p99.
-//! * `bench locomo` ingests every LoCoMo turn as a memory (one store per conversation),
-//!   asks each non-adversarial question, and scores the retrieved turns (Hit@k, Recall@k,
-//!   MRR by category). `--out` writes JSONL for the reference evaluator in `shared/bench`.
+//! * `bench locomo` (in `bench_locomo.rs`) ingests every LoCoMo or BEAM turn as a memory,
+//!   asks each scored question, and scores the retrieved turns (Hit@k, Recall@k, MRR by
+//!   category or type). `--out` writes JSONL for the reference evaluators in `shared/bench`.
 
-use crate::cli::{BenchCommand, BenchLocomoArgs, BenchRecallArgs};
+use crate::cli::{BenchCommand, BenchRecallArgs};
 use anyhow::{Context, bail};
 use engram_core::Config;
 use engram_store::{Mode, RecallRequest, RememberRequest, Store};
-use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use serde_json::json;
 use std::io::Write;
 use std::io::{BufRead, BufReader};
 use std::time::Instant;
@@ -30,6 +29,10 @@ fn apply_model_flag(model: &Option<String>) {
         // SAFETY: called before the benchmark starts any thread.
         unsafe { std::env::set_var("ENGRAM_MODEL", m) };
     }
+}
+
+pub(crate) fn model() -> anyhow::Result<Option<std::sync::Arc<dyn engram_core::embed::Embedder>>> {
+    bench_model()
 }
 
 pub(crate) fn config() -> anyhow::Result<Config> {
@@ -50,7 +53,7 @@ fn bench_config() -> anyhow::Result<Config> {
 pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Recall(a) => recall(a, as_json),
-        BenchCommand::Locomo(a) => locomo(a, as_json),
+        BenchCommand::Locomo(a) => crate::bench_locomo::run(a, as_json),
         BenchCommand::McpStartup(a) => mcp_startup(a.runs, as_json),
         BenchCommand::Embed(a) => embed(a, as_json),
         BenchCommand::Resolve(a) => crate::bench_resolve::run(a, as_json),
@@ -58,7 +61,7 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
     }
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -273,263 +276,6 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
             }
             println!("{line}");
         }
-    }
-    Ok(())
-}
-
-/// LoCoMo's session dates, like "1:56 pm on 8 May, 2023", as Unix milliseconds (UTC).
-fn locomo_date(raw: &str) -> Option<i64> {
-    let (clock, date) = raw.split_once(" on ")?;
-    let mut parts = date.split_whitespace();
-    let day: i64 = parts.next()?.parse().ok()?;
-    let month = parts.next()?.trim_end_matches(',');
-    let year: i64 = parts.next()?.parse().ok()?;
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    let m = MONTHS
-        .iter()
-        .position(|x| x.starts_with(&month.to_lowercase()[..3.min(month.len())]))?
-        as i64
-        + 1;
-    let (hm, ampm) = clock.trim().split_once(' ')?;
-    let (h, mi) = hm.split_once(':')?;
-    let mut h: i64 = h.parse().ok()?;
-    let mi: i64 = mi.parse().ok()?;
-    if ampm.eq_ignore_ascii_case("pm") && h < 12 {
-        h += 12;
-    }
-    if ampm.eq_ignore_ascii_case("am") && h == 12 {
-        h = 0;
-    }
-    engram_core::time::parse(&format!("{year:04}-{m:02}-{day:02}T{h:02}:{mi:02}:00Z"))
-}
-
-/// Evidence ids as LoCoMo writes them, tolerating `"D8:6; D9:17"` and similar.
-fn evidence_ids(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in v.as_array().into_iter().flatten() {
-        for part in e.as_str().unwrap_or("").split([';', ',', ' ']) {
-            let p = part.trim();
-            if let Some((d, t)) = p.strip_prefix('D').and_then(|r| r.split_once(':'))
-                && let (Ok(d), Ok(t)) = (d.parse::<u32>(), t.parse::<u32>())
-            {
-                out.push(format!("D{d}:{t}"));
-            }
-        }
-    }
-    out
-}
-
-#[derive(Default)]
-struct Tally {
-    n: usize,
-    hit1: usize,
-    hit5: usize,
-    hit10: usize,
-    recall5: f64,
-    mrr: f64,
-}
-
-impl Tally {
-    fn add(&mut self, retrieved: &[String], evidence: &[String]) {
-        self.n += 1;
-        let rank = retrieved.iter().position(|r| evidence.contains(r));
-        if let Some(r) = rank {
-            self.hit1 += usize::from(r < 1);
-            self.hit5 += usize::from(r < 5);
-            self.hit10 += usize::from(r < 10);
-            self.mrr += 1.0 / (r as f64 + 1.0);
-        }
-        let top5: Vec<&String> = retrieved.iter().take(5).collect();
-        let found = evidence.iter().filter(|e| top5.contains(e)).count();
-        self.recall5 += found as f64 / evidence.len() as f64;
-    }
-    fn json(&self) -> Value {
-        let n = self.n.max(1) as f64;
-        json!({
-            "n": self.n,
-            "hit@1": 100.0 * self.hit1 as f64 / n,
-            "hit@5": 100.0 * self.hit5 as f64 / n,
-            "hit@10": 100.0 * self.hit10 as f64 / n,
-            "recall@5": 100.0 * self.recall5 / n,
-            "mrr": self.mrr / n,
-        })
-    }
-}
-
-fn locomo(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
-    apply_model_flag(&a.model);
-    let text = std::fs::read_to_string(&a.data)
-        .with_context(|| format!("reading {}", a.data.display()))?;
-    let data: Value =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", a.data.display()))?;
-    let wanted: Option<Vec<String>> = a
-        .convs
-        .map(|c| c.split(',').map(|s| s.trim().to_string()).collect());
-    let mut out_file = match &a.out {
-        Some(p) => {
-            Some(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)
-        }
-        None => None,
-    };
-    let mut by_cat: BTreeMap<u64, Tally> = BTreeMap::new();
-    let mut all = Tally::default();
-    let mut lat = Vec::new();
-    let start = Instant::now();
-    for conv in data.as_array().context("LoCoMo data must be a JSON list")? {
-        let id = conv["sample_id"].as_str().unwrap_or("?").to_string();
-        if wanted.as_ref().is_some_and(|w| !w.contains(&id)) {
-            continue;
-        }
-        let dir = tempfile::tempdir()?;
-        let mut store = Store::open(&dir.path().join("engram.db"), bench_config()?)?;
-        let embedder = if a.lexical { None } else { bench_model()? };
-        let mut mem_to_dia: BTreeMap<i64, String> = BTreeMap::new();
-        let c = &conv["conversation"];
-        let mut session = 1;
-        while let Some(turns) = c
-            .get(format!("session_{session}"))
-            .and_then(Value::as_array)
-        {
-            let date_text = c
-                .get(format!("session_{session}_date_time"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let at = locomo_date(date_text);
-            let mut previous: Option<String> = None;
-            for t in turns {
-                let (Some(speaker), Some(dia), Some(body)) = (
-                    t["speaker"].as_str(),
-                    t["dia_id"].as_str(),
-                    t["text"].as_str(),
-                ) else {
-                    continue;
-                };
-                // The turn, as said, and an image it shares, by its caption; searchable but not
-                // part of the memory: its date and the turn it answers.
-                let mut content = format!("{speaker}: \"{body}\"");
-                if let Some(cap) = t["blip_caption"].as_str() {
-                    content.push_str(&format!(" [shares an image: {cap}]"));
-                }
-                let mut context = date_text.to_string();
-                if let Some(p) = &previous {
-                    context.push_str(&format!("\n{p}"));
-                }
-                let r = store.remember(RememberRequest {
-                    content,
-                    room: Some(id.clone()),
-                    kind: Some(engram_core::Kind::Episode),
-                    source: Some("locomo".into()),
-                    session_id: Some(format!("{id}/session_{session}")),
-                    metadata: Some(json!({ "dia_id": dia })),
-                    context: Some(context),
-                    created_at: at,
-                    ..Default::default()
-                })?;
-                previous = Some(format!("{speaker}: {body}"));
-                // A repeated turn reinforces the first; keep the first turn's id.
-                mem_to_dia.entry(r.id).or_insert_with(|| dia.to_string());
-            }
-            session += 1;
-        }
-        // Embed in batches after ingest (faster than one by one; recall sees the same vectors).
-        if let Some(e) = &embedder {
-            store.set_embedder(Some(e.clone()));
-            store.embed_missing(|_| {})?;
-        }
-        for (qi, qa) in conv["qa"].as_array().into_iter().flatten().enumerate() {
-            let cat = qa["category"].as_u64().unwrap_or(0);
-            if cat == 5 {
-                continue;
-            }
-            let evidence = evidence_ids(&qa["evidence"]);
-            let mut req = RecallRequest::new(qa["question"].as_str().unwrap_or(""));
-            req.limit = a.k;
-            req.room = Some(id.clone());
-            req.kinds = vec![engram_core::Kind::Episode];
-            req.record_hits = false;
-            let t = Instant::now();
-            let r = store.recall(&req)?;
-            lat.push(t.elapsed().as_secs_f64() * 1000.0);
-            let retrieved: Vec<String> = r
-                .hits
-                .iter()
-                .filter_map(|h| mem_to_dia.get(&h.memory.id).cloned())
-                .collect();
-            // The reference evaluator repairs malformed evidence itself; score here only what parses.
-            if !evidence.is_empty() {
-                by_cat.entry(cat).or_default().add(&retrieved, &evidence);
-                all.add(&retrieved, &evidence);
-            }
-            if let Some(f) = out_file.as_mut() {
-                writeln!(
-                    f,
-                    "{}",
-                    json!({ "conv": id, "qa_index": qi, "retrieved": retrieved })
-                )?;
-            }
-        }
-    }
-    lat.sort_by(f64::total_cmp);
-    let retriever = match (a.lexical, bench_model()?) {
-        (false, Some(e)) => format!(
-            "hybrid: FTS5 BM25 + {} ({})",
-            e.model_id(),
-            serde_json::to_value(bench_config()?.fusion)?
-                .as_str()
-                .unwrap_or("?")
-        ),
-        _ => "lexical: FTS5 BM25 (stopwords removed, Porter stemming) + query coverage".to_string(),
-    };
-    let cats: BTreeMap<String, Value> = by_cat
-        .iter()
-        .map(|(c, t)| (c.to_string(), t.json()))
-        .collect();
-    let result = json!({
-        "overall": all.json(),
-        "by_category": cats,
-        "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95) },
-        "seconds": start.elapsed().as_secs_f64(),
-        "retriever": retriever,
-    });
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        println!("retriever: {}", result["retriever"].as_str().unwrap_or(""));
-        let o = &result["overall"];
-        println!(
-            "LoCoMo (categories 1-4, n={}): Hit@1 {:.1} · Hit@5 {:.1} · Hit@10 {:.1} · Recall@5 {:.1} · MRR {:.3}",
-            o["n"],
-            o["hit@1"].as_f64().unwrap_or(0.0),
-            o["hit@5"].as_f64().unwrap_or(0.0),
-            o["hit@10"].as_f64().unwrap_or(0.0),
-            o["recall@5"].as_f64().unwrap_or(0.0),
-            o["mrr"].as_f64().unwrap_or(0.0)
-        );
-        for (c, t) in &cats {
-            println!(
-                "  category {c}: n={} Hit@5 {:.1}",
-                t["n"],
-                t["hit@5"].as_f64().unwrap_or(0.0)
-            );
-        }
-        println!(
-            "recall p50 {:.2} ms · p95 {:.2} ms",
-            percentile(&lat, 0.5),
-            percentile(&lat, 0.95)
-        );
     }
     Ok(())
 }

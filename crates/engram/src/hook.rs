@@ -570,7 +570,8 @@ fn session_end(
     if let Some(episode) =
         pure::build_episode(&transcript, &today(), &project, h.auto_encode_min_chars)
     {
-        store.remember(RememberRequest {
+        // A capture: a transcript longer than the content limit is stored in linked parts.
+        store.remember_capture(RememberRequest {
             content: episode,
             kind: Some(engram_core::Kind::Episode),
             importance: Some(h.auto_episode_importance),
@@ -618,8 +619,9 @@ fn pre_compact(
     };
     let importance = config.hooks.auto_episode_importance;
     let mut store = Store::open(&home.db_path(), config)?;
-    // An identical capture (compaction run twice on the same tail) reinforces, never duplicates.
-    store.remember(RememberRequest {
+    // An identical capture (compaction run twice on the same tail) reinforces, never duplicates;
+    // one longer than the content limit is stored in linked parts.
+    store.remember_capture(RememberRequest {
         content: episode,
         kind: Some(engram_core::Kind::Episode),
         importance: Some(importance),

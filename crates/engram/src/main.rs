@@ -5,6 +5,7 @@
 
 mod bench;
 mod bench_corpus;
+mod bench_locomo;
 mod bench_resolve;
 mod cli;
 mod doctor;

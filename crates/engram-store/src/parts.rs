@@ -1,0 +1,119 @@
+//! Capture paths (hooks, importers, replayed conversations) write what they were given,
+//! however long: text over the content limit becomes linked parts of one record instead of
+//! an error. An agent's own `remember` keeps the clear limit error: it can shorten its text.
+
+use crate::{RememberOutcome, RememberRequest, Result, Store};
+use engram_core::limits::MAX_CONTENT_BYTES;
+use engram_core::memory::IdRef;
+
+impl Store {
+    /// [`remember`](Self::remember) for a capture path: content within the limit is one
+    /// memory as usual; longer content is split at paragraph, line or word breaks
+    /// ([`engram_core::parts::split`]) into parts that together are exactly the text.
+    /// The first part carries the request (title, context, resolution); every later part
+    /// is stored without resolution (parts of one text must not merge into each other),
+    /// with the same room, kind, session, date, source and tags, an `explicit` link to the
+    /// first part, and `metadata.part` / `metadata.parts` / `metadata.part_of` (the first
+    /// part's uid). The outcome is the first part's, with the later parts in `touched`.
+    pub fn remember_capture(&mut self, req: RememberRequest) -> Result<RememberOutcome> {
+        if req.content.len() <= MAX_CONTENT_BYTES {
+            return self.remember(req);
+        }
+        let pieces: Vec<String> = engram_core::parts::split(&req.content, MAX_CONTENT_BYTES)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let n = pieces.len();
+        let with_part = |meta: &Option<serde_json::Value>, i: usize, of: Option<&str>| {
+            let mut m = meta.clone().unwrap_or_else(|| serde_json::json!({}));
+            if let Some(o) = m.as_object_mut() {
+                o.insert("part".into(), (i + 1).into());
+                o.insert("parts".into(), n.into());
+                if let Some(uid) = of {
+                    o.insert("part_of".into(), uid.into());
+                }
+            }
+            m
+        };
+        let mut first_req = req.clone();
+        first_req.content = pieces[0].clone();
+        first_req.metadata = Some(with_part(&req.metadata, 0, None));
+        let mut first = self.remember(first_req)?;
+        for (i, piece) in pieces.into_iter().enumerate().skip(1) {
+            let part = RememberRequest {
+                content: piece,
+                title: None,
+                context: None,
+                related: vec![IdRef::Id(first.id)],
+                resolve: Some(false),
+                topic_key: None,
+                metadata: Some(with_part(&req.metadata, i, Some(&first.uid))),
+                ..req.clone()
+            };
+            let out = self.remember(part)?;
+            first.touched.push(out.id);
+        }
+        Ok(first)
+    }
+}
+
+/// Imports are capture paths too: a memory whose content is over the limit becomes parts
+/// before the batch is stored. Part 1 keeps the memory's uid, history and revisions; part
+/// `i` gets a uid derived from the memory's (`derived_uid(created_at, "<uid>/part<i>")`,
+/// so a re-import recognises it), a fresh create event, the part keys in its metadata and
+/// an `explicit` link to part 1.
+pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
+    let mut out = Vec::with_capacity(batch.memories.len());
+    for im in std::mem::take(&mut batch.memories) {
+        if im.memory.content.len() <= MAX_CONTENT_BYTES {
+            out.push(im);
+            continue;
+        }
+        let pieces: Vec<String> = engram_core::parts::split(&im.memory.content, MAX_CONTENT_BYTES)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let n = pieces.len();
+        let first_uid = im.memory.uid.clone();
+        let mark = |m: &mut engram_core::Memory, i: usize| {
+            if !m.metadata.is_object() {
+                m.metadata = serde_json::json!({});
+            }
+            if let Some(o) = m.metadata.as_object_mut() {
+                o.insert("part".into(), (i + 1).into());
+                o.insert("parts".into(), n.into());
+                if i > 0 {
+                    o.insert("part_of".into(), first_uid.clone().into());
+                    o.remove(engram_core::limits::CONTEXT_KEY);
+                }
+            }
+        };
+        for (i, piece) in pieces.into_iter().enumerate() {
+            let mut m = im.memory.clone();
+            m.content = piece;
+            mark(&mut m, i);
+            if i == 0 {
+                out.push(crate::transfer::ImportedMemory {
+                    memory: m,
+                    ..im.clone()
+                });
+                continue;
+            }
+            m.uid =
+                crate::transfer::derived_uid(m.created_at, &format!("{first_uid}/part{}", i + 1));
+            m.title = None;
+            m.topic_key = None;
+            batch.links.push(crate::transfer::LinkRow {
+                src: m.uid.clone(),
+                dst: first_uid.clone(),
+                kind: engram_core::LinkKind::Explicit,
+                weight: 1.0,
+                created_at: m.created_at,
+                updated_at: m.created_at,
+                note: Some("part of one long text".into()),
+            });
+            out.push(crate::transfer::ImportedMemory::new(m));
+        }
+    }
+    batch.memories = out;
+}
