@@ -327,7 +327,11 @@ impl Store {
                 let at_odds = engram_core::contradiction::detect(&m.content, &n.memory.content)
                     .is_some()
                     || engram_core::contradiction::detect(&n.memory.content, &m.content).is_some();
-                if close && !at_odds && (kind.is_some() || n.memory.kind == m.kind) {
+                // Two releases, invoices or tickets that differ only in their identifiers are
+                // two things, as on the write path: folding one into the other would lose it.
+                let two_things =
+                    engram_core::identifiers::differ(&m.content, &n.memory.content).is_some();
+                if close && !at_odds && !two_things && (kind.is_some() || n.memory.kind == m.kind) {
                     cluster.push(id);
                 }
             }

@@ -989,6 +989,20 @@ impl Store {
             }
             Tier::Active | Tier::Archived => {}
         }
+        // A correction that changes nothing would retire a true memory for a copy of itself
+        // (the UI's form starts from the current text).
+        if engram_core::text::normalize_for_dedup(corrected)
+            == engram_core::text::normalize_for_dedup(&old.content)
+        {
+            return Err(InputError::new(
+                "content",
+                format!(
+                    "is #{}'s current text; a correction must change it (use edit to keep it and change its title or importance)",
+                    old.id
+                ),
+            )
+            .into());
+        }
         // Only the corrected text is content. The record (which memory, why) is the
         // metadata, the old memory's correction event and the `supersedes` link, which the
         // vault renders as a link to the old memory's file: pasting the old text here made

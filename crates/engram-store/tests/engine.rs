@@ -331,6 +331,25 @@ fn correct_supersedes_and_deep_names_the_successor() {
 }
 
 #[test]
+fn a_correction_that_changes_nothing_is_refused_and_retires_nothing() {
+    let mut f = Fixture::new();
+    let id = f.remember("Deploys go through ArgoCD", "app");
+    // The web UI's form starts from the current text: submitting it unchanged must not
+    // replace a true memory with a copy of itself.
+    let e = f
+        .store
+        .correct(
+            &IdRef::Id(id),
+            "  deploys go through ArgoCD ",
+            "",
+            Some("ui"),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("content"), "{e}");
+    assert_eq!(f.store.get(&IdRef::Id(id)).unwrap().tier, Tier::Active);
+}
+
+#[test]
 fn forget_restore_purge_round_trip() {
     let mut f = Fixture::new();
     let a = f.remember("The build cache lives in /var/cache/ci", "app");

@@ -452,6 +452,38 @@ fn consolidation_folds_clusters_without_losing_anything() {
 }
 
 #[test]
+fn consolidation_keeps_look_alikes_with_different_identifiers_apart() {
+    let mut f = Fixture::new();
+    // Close enough to cluster by words alone (a model puts them closer still), so only the
+    // identifier rule keeps them apart.
+    let config = Config {
+        consolidate_lexical: 0.3,
+        ..Config::default()
+    };
+    f.store = Store::open(&f._dir.path().join("look-alikes.db"), config).unwrap();
+    let raw = |f: &mut Fixture, c: &str| {
+        f.put_with(RememberRequest {
+            content: c.into(),
+            resolve: Some(false),
+            ..Default::default()
+        })
+        .id
+    };
+    let a = raw(
+        &mut f,
+        "Release v1.4.2 of the billing service shipped to production at commit 3f9a2c1",
+    );
+    let b = raw(
+        &mut f,
+        "Release v1.4.3 of the billing service shipped to production at commit 8b7d0e4",
+    );
+    let r = f.store.maintain(false).unwrap();
+    assert!(r.consolidated.is_empty(), "{r:?}");
+    assert_eq!(f.tier(a), Tier::Active);
+    assert_eq!(f.tier(b), Tier::Active);
+}
+
+#[test]
 fn review_dates_follow_kind() {
     let mut f = Fixture::new();
     let d = f.put_with(RememberRequest {

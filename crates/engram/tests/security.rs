@@ -271,3 +271,24 @@ fn tokens_guard_the_http_server() {
     assert_eq!(initialize(&srv.addr, Some("s3cret-token-and-more")), 401);
     assert_eq!(initialize(&srv.addr, Some("s3cret-token")), 200);
 }
+
+#[test]
+fn a_loopback_server_answers_only_loopback_host_names() {
+    // DNS rebinding: a hostile page whose own name resolves to 127.0.0.1 sends its name as
+    // `Host`. Every route refuses it, not only `/mcp`: the UI's API, seed C's API, health.
+    let dir = tempfile::tempdir().unwrap();
+    let srv = serve(dir.path(), None);
+    let get = |host: &str, path: &str| {
+        http(
+            &srv.addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+            b"",
+        )
+    };
+    for path in ["/ui/api/overview", "/search?q=x", "/health", "/ui/"] {
+        assert_eq!(get("evil.example:7812", path), 403, "{path}");
+        assert_ne!(get(&srv.addr, path), 403, "{path}");
+    }
+    let port = srv.addr.rsplit_once(':').unwrap().1;
+    assert_eq!(get(&format!("localhost:{port}"), "/health"), 200);
+}

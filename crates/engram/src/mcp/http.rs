@@ -199,6 +199,14 @@ pub async fn serve_then(
             token.map(Arc::new),
             require_token,
         ));
+    // On loopback the address is the guard, and DNS rebinding (a hostile page whose own
+    // name resolves to 127.0.0.1) would get past it: every route, not only `/mcp` (rmcp
+    // checks that one itself), answers only requests addressed to a loopback name.
+    let app = if addr.ip().is_loopback() {
+        app.layer(middleware::from_fn(loopback_host_only))
+    } else {
+        app
+    };
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
@@ -217,9 +225,71 @@ pub async fn serve_then(
     Ok(())
 }
 
+/// Whether a `Host` header names this machine's loopback (`localhost`, `127.x.x.x`, `[::1]`,
+/// with or without a port). A request without one (HTTP/1.0) names nothing foreign.
+pub fn is_loopback_host(host: Option<&str>) -> bool {
+    let Some(host) = host.map(str::trim) else {
+        return true;
+    };
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((ip, _)) => ip,
+            None => return false,
+        }
+    } else {
+        host.rsplit_once(':').map_or(host, |(n, _)| n)
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+async fn loopback_host_only(req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    if !is_loopback_host(host) {
+        return (
+            StatusCode::FORBIDDEN,
+            "Host header is not allowed: this server listens on loopback and answers only localhost, 127.0.0.1 or [::1]\n",
+        )
+            .into_response();
+    }
+    next.run(req).await
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{bearer_token, constant_time_eq};
+    use super::{bearer_token, constant_time_eq, is_loopback_host};
+
+    #[test]
+    fn only_loopback_host_names_pass_on_a_loopback_bind() {
+        for ok in [
+            "localhost",
+            "LOCALHOST:7437",
+            "127.0.0.1",
+            "127.0.0.1:8123",
+            "127.1.2.3:1",
+            "[::1]",
+            "[::1]:7437",
+        ] {
+            assert!(is_loopback_host(Some(ok)), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "evil.example:7812",
+            "localhost.evil.example",
+            "10.0.0.1:80",
+            "[::2]:80",
+            "[::1",
+            "",
+        ] {
+            assert!(!is_loopback_host(Some(bad)), "{bad}");
+        }
+        assert!(is_loopback_host(None));
+    }
 
     #[test]
     fn the_bearer_scheme_is_case_insensitive() {

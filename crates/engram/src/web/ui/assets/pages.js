@@ -167,7 +167,7 @@ export async function work(main, params) {
       section('Failures by component', barList(e.failures_by_component, 'Failures by component'),
         memoryList(w.failures)),
       section('Progress by feature', e.active_features.length ? table(['Feature', 'Status', 'Done', 'Memory'],
-        e.active_features.map((f) => [f.feature, f.status, Math.round(f.completion * 100) + '%', memLink(f.memory_id)]))
+        e.active_features.map((f) => [f.feature, f.status, Math.round(f.completion) + '%', memLink(f.memory_id)]))
         : h('p', { class: 'muted' }, 'no feature in progress')),
       section('The briefing a new session gets', h('p', { class: 'muted' }, w.briefing.bytes + ' of ' + w.briefing.max_bytes + ' bytes' + (w.briefing.truncated ? ', shortened' : '')),
         h('div', { class: 'md briefing' }, renderMarkdown(w.briefing.text)))));
