@@ -376,6 +376,9 @@ fn rules() -> &'static [Rule] {
 pub fn redact(text: &str) -> (String, Vec<Redaction>) {
     let mut out = text.to_string();
     let mut fired: Vec<Redaction> = Vec::new();
+    // Each value removed, so a copy of it elsewhere in the text ("the password is X; set
+    // DB_PASSWORD=X") goes too, even where no rule would see it as a secret.
+    let mut removed: Vec<(String, &'static str)> = Vec::new();
     for rule in rules() {
         let mut count = 0;
         let mut result = String::with_capacity(out.len());
@@ -390,6 +393,7 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
             }
             result.push_str(&out[last..m.start()]);
             result.push_str(MARK);
+            removed.push((unquote(m.as_str()).0.trim().to_string(), rule.kind));
             last = m.end();
             count += 1;
         }
@@ -405,7 +409,26 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
             }
         }
     }
+    redact_copies(&mut out, &mut fired, removed);
     (out, fired)
+}
+
+/// Replaces the remaining copies of values already redacted (six characters or more, so a
+/// short common word that happened to be a value does not vanish from prose).
+fn redact_copies(
+    out: &mut String,
+    fired: &mut Vec<Redaction>,
+    mut removed: Vec<(String, &'static str)>,
+) {
+    removed.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
+    for (value, kind) in removed {
+        if value.chars().count() < 6 || value == MARK || !out.contains(&value) {
+            continue;
+        }
+        let count = out.matches(&value).count();
+        *out = out.replace(&value, MARK);
+        merge(fired, vec![Redaction { kind, count }]);
+    }
 }
 
 /// Redacts in place; returns what fired. For the write paths that hold a `String`.
@@ -428,12 +451,31 @@ pub fn redact_json(v: &mut serde_json::Value) -> Vec<Redaction> {
             }
         }
         serde_json::Value::Object(map) => {
-            for item in map.values_mut() {
-                merge(&mut fired, redact_json(item));
+            for (key, item) in map.iter_mut() {
+                merge(&mut fired, redact_json_entry(key, item));
             }
         }
         _ => {}
     }
+    fired
+}
+
+/// One object entry: a string value is judged with its key, as the JSON assignment
+/// `"password": "…"` it is (a value alone rarely looks like a secret), then on its own.
+fn redact_json_entry(key: &str, item: &mut serde_json::Value) -> Vec<Redaction> {
+    let serde_json::Value::String(value) = item else {
+        return redact_json(item);
+    };
+    let probe = format!("{}: {}", serde_json::json!(key), serde_json::json!(value));
+    let (clean, fired) = redact(&probe);
+    if fired.is_empty() {
+        return Vec::new();
+    }
+    let prefix = format!("{}: ", serde_json::json!(key));
+    *value = clean
+        .strip_prefix(&prefix)
+        .and_then(|v| serde_json::from_str::<String>(v).ok())
+        .unwrap_or_else(|| MARK.to_string());
     fired
 }
 
@@ -455,6 +497,34 @@ pub fn merge(into: &mut Vec<Redaction>, more: Vec<Redaction>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_values_are_judged_with_their_keys() {
+        let mut v = serde_json::json!({
+            "password": "MetaPw0rd!xy",
+            "api_key": "MetaKey12345abc",
+            "nested": {"secret": "NestSecr3t99", "note": "plain words stay"},
+            "tokens": 12,
+        });
+        let fired = redact_json(&mut v);
+        assert!(!fired.is_empty());
+        let text = v.to_string();
+        for s in ["MetaPw0rd!xy", "MetaKey12345abc", "NestSecr3t99"] {
+            assert!(!text.contains(s), "{s} kept in {text}");
+        }
+        assert_eq!(v["nested"]["note"], "plain words stay");
+        assert_eq!(v["tokens"], 12);
+    }
+
+    #[test]
+    fn a_redacted_value_is_removed_wherever_it_repeats() {
+        let (out, fired) =
+            redact("The deploy password SamePw#771x; set DB_PASSWORD=SamePw#771x on the box");
+        assert!(!out.contains("SamePw#771x"), "{out}");
+        assert!(!fired.is_empty());
+        let (out, _) = redact("rotate SessSumPw!91 via DB_PASSWORD=SessSumPw!91");
+        assert!(!out.contains("SessSumPw!91"), "{out}");
+    }
 
     #[test]
     fn each_rule_redacts_and_names_itself() {
