@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::{Mcp, command};
 
 fn tool_error(r: &Value) -> String {
@@ -188,26 +188,7 @@ fn serve(home: &std::path::Path, addr: &str, token: Option<&str>) -> Server {
         c.env("ENGRAM_HTTP_TOKEN", t);
     }
     let mut child = c.spawn().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let mut buf = Vec::new();
-    let started = Instant::now();
-    let addr = loop {
-        let mut b = [0u8; 256];
-        let n = err.read(&mut b).unwrap();
-        assert!(n > 0, "serve exited: {}", String::from_utf8_lossy(&buf));
-        buf.extend_from_slice(&b[..n]);
-        let text = String::from_utf8_lossy(&buf);
-        if let Some(i) = text.find("http://")
-            && let Some(j) = text[i + 7..].find("/mcp")
-        {
-            break text[i + 7..i + 7 + j].to_string();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no address: {text}"
-        );
-    };
-    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let addr = support::http_addr(&mut child);
     Server { child, addr }
 }
 

@@ -281,3 +281,31 @@ pub fn missing(db: &Path, acked: &Acked) -> Vec<String> {
     }
     lost
 }
+
+/// Reads an `engram serve --http 127.0.0.1:0` child's stderr until it names the address it
+/// chose (60 s deadline, the output so far on failure), then drains the rest in a thread
+/// so the server can never block on a full pipe.
+pub fn http_addr(child: &mut std::process::Child) -> String {
+    use std::io::Read;
+    let mut err = child.stderr.take().expect("stderr piped");
+    let mut buf = Vec::new();
+    let started = std::time::Instant::now();
+    let addr = loop {
+        let mut b = [0u8; 512];
+        let n = err.read(&mut b).unwrap();
+        assert!(n > 0, "serve exited: {}", String::from_utf8_lossy(&buf));
+        buf.extend_from_slice(&b[..n]);
+        let text = String::from_utf8_lossy(&buf);
+        if let Some(i) = text.find("http://")
+            && let Some(j) = text[i + 7..].find("/mcp")
+        {
+            break text[i + 7..i + 7 + j].to_string();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no address: {text}"
+        );
+    };
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    addr
+}
