@@ -20,6 +20,7 @@ pub mod kind;
 pub mod limits;
 pub mod memory;
 pub mod parts;
+pub mod plan;
 pub mod redact;
 pub mod resolve;
 pub mod room;
