@@ -12,6 +12,7 @@ mod ann;
 pub mod backup;
 pub mod browse;
 mod db;
+mod engine;
 mod error;
 pub mod evidence;
 pub mod frontmatter;
