@@ -260,7 +260,8 @@ mod tests {
         why_starts: Option<&'static str>,
     }
 
-    fn table() -> Vec<Row> {
+    /// Absorbing rows: nothing near, a repeat, an elaboration.
+    fn absorbing_rows() -> Vec<Row> {
         vec![
             Row {
                 name: "no neighbours: a new memory, nothing compared",
@@ -294,6 +295,12 @@ mod tests {
                 links: vec![3],
                 why_starts: Some("adds detail to #3"),
             },
+        ]
+    }
+
+    /// Superseding rows: one, several, over an absorb, and the caller that judges itself.
+    fn superseding_rows() -> Vec<Row> {
+        vec![
             Row {
                 name: "a contradiction supersedes one",
                 incoming: fact(DB_NEW),
@@ -350,6 +357,12 @@ mod tests {
                 links: vec![4],
                 why_starts: Some("left for judgment (this caller judges conflicts): replaces #4"),
             },
+        ]
+    }
+
+    /// Rows that store a new memory beside its neighbours.
+    fn relating_rows() -> Vec<Row> {
+        vec![
             Row {
                 name: "compat-c without a conflict: why unchanged",
                 incoming: Incoming {
@@ -432,7 +445,8 @@ mod tests {
 
     #[test]
     fn plans_match_the_table() {
-        for row in table() {
+        let rows = [absorbing_rows(), superseding_rows(), relating_rows()];
+        for row in rows.into_iter().flatten() {
             let p = run(row.incoming, &row.neighbours);
             assert_eq!(superseded(&p), row.supersede, "{}: supersede", row.name);
             assert_eq!(
