@@ -20,7 +20,7 @@ use std::time::Instant;
 /// config file), so a setting can be tried with `ENGRAM_W_RELEVANCE=0.7 engram bench …`.
 /// The configured model (from `ENGRAM_HOME/models`, or `ENGRAM_MODEL` as a folder), if installed.
 fn bench_model() -> anyhow::Result<Option<std::sync::Arc<dyn engram_core::embed::Embedder>>> {
-    crate::models::load(&crate::home()?, &bench_config()?)
+    crate::models::load(&engram_mcp::environment::home()?, &bench_config()?)
 }
 
 /// `--model` for a benchmark: the same as setting ENGRAM_MODEL for this process.
@@ -57,7 +57,7 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
         BenchCommand::McpStartup(a) => mcp_startup(a.runs, as_json),
         BenchCommand::Embed(a) => embed(a, as_json),
         BenchCommand::Resolve(a) => crate::bench_resolve::run(a, as_json),
-        BenchCommand::Hook(a) => crate::hook::bench(a.memories, a.runs, as_json),
+        BenchCommand::Hook(a) => engram_mcp::hooks::bench(a.memories, a.runs, as_json),
     }
 }
 

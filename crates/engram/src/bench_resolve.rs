@@ -50,7 +50,7 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
         unsafe { std::env::set_var("ENGRAM_MODEL", m) };
     }
     let config = crate::bench::config()?;
-    let embedder = crate::models::load(&crate::home()?, &config)?;
+    let embedder = crate::models::load(&engram_mcp::environment::home()?, &config)?;
     let model = embedder
         .as_ref()
         .map(|e| e.model_id().to_string())

@@ -506,7 +506,7 @@ pub struct Options {
 
 pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
     let home = user_home()?;
-    let engram_home = crate::home()?;
+    let engram_home = engram_mcp::environment::home()?;
     let exe = exe_path()?;
     let clients: Vec<Client> = match &opts.agents {
         Some(list) => {
@@ -582,7 +582,7 @@ pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
     let mut model_note = None;
     if !opts.dry_run && !opts.remove {
         // The store exists from here on (the health check below reads it).
-        let config = crate::load_config(&engram_home)?;
+        let config = engram_mcp::environment::load_config(&engram_home)?;
         engram_store::Store::open(&engram_home.db_path(), config.clone())?;
         if !opts.no_model && !config.model.trim().eq_ignore_ascii_case("none") {
             let ready = crate::models::lexical_reason(&engram_home, &config).is_none();

@@ -4,9 +4,9 @@
 //! 400 (bad input) or 404 (no such id); empty lists are `[]`, never null. The bearer-token
 //! layer around the whole server applies here as to `/mcp`.
 
-use crate::mcp::Shared;
-use crate::mcp::compat_c;
-use crate::mcp::tools::{Ctx, ToolError, ToolResult};
+use crate::Shared;
+use crate::compat_c;
+use crate::tools::{Ctx, ToolError, ToolResult};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};

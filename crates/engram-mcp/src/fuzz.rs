@@ -77,7 +77,7 @@ fn fixture() -> Fixture {
     });
     let servers: Vec<_> = ["all", "compat-a", "compat-b", "compat-c"]
         .iter()
-        .map(|p| Shared::new(opener.clone(), p, None).unwrap())
+        .map(|p| Shared::new(opener.clone(), None, p, None).unwrap())
         .inspect(|s| s.model_unavailable("this test loads no model".into()))
         .collect();
     for i in 0..8 {

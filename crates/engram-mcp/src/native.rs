@@ -74,11 +74,7 @@ fn remember(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         .as_deref()
         .map(engram_core::Kind::parse)
         .transpose()?;
-    let importance = if ctx.b_scale {
-        importance_b(a.importance)?
-    } else {
-        importance(a.importance, "importance")?
-    };
+    let importance = ctx.importance(a.importance)?;
     let related = a
         .related_ids
         .unwrap_or_default()
@@ -157,21 +153,13 @@ fn recall(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         query: a.query,
         mode,
         limit: a.limit.unwrap_or(5),
-        kinds: kinds(&a.kind)?,
+        kinds: KindsArg::kinds(&a.kind)?,
         room: ctx.room(a.place.room, &a.place.cwd),
         cwd: a.place.cwd,
         record_hits: a.record_hits.unwrap_or(true),
         session_id: a.session_id,
         token_budget: a.token_budget,
-        as_of: a
-            .as_of
-            .as_deref()
-            .map(|t| {
-                engram_core::time::parse(t).ok_or_else(|| {
-                    ToolError::field("as_of", format!("{t:?} is not an RFC 3339 time or a date"))
-                })
-            })
-            .transpose()?,
+        as_of: crate::adapt::as_of(a.as_of.as_deref())?,
         include_superseded: a.include_superseded.unwrap_or(false),
     };
     let out = ctx.store.recall(&req)?;
@@ -207,7 +195,7 @@ fn reinforce(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     // Seed B reinforces the ids it knows and lists the others; engram's own profile refuses
     // the whole call instead, so that nothing is half done.
     let mut unknown: Vec<Value> = Vec::new();
-    if ctx.b_scale {
+    if ctx.dialect.reinforce_known_ids {
         let (known, missing): (Vec<_>, Vec<_>) = ids
             .into_iter()
             .partition(|r| ctx.store.resolve_id(r).is_ok());
@@ -255,7 +243,7 @@ fn correct(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     ) {
         Ok(out) => Ok(json(&out)),
         // Seed B answers an unknown id with a status, not an error.
-        Err(engram_store::Error::NotFound { .. }) if ctx.b_scale => {
+        Err(engram_store::Error::NotFound { .. }) if ctx.dialect.not_found_as_status => {
             Ok(json!({ "status": "not_found" }))
         }
         Err(e) => Err(e.into()),
@@ -272,7 +260,7 @@ fn forget(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: IdArgs = parse(args)?;
     let out = match ctx.store.forget(&a.id.to_ref("id")?) {
         Ok(out) => out,
-        Err(engram_store::Error::NotFound { .. }) if ctx.b_scale => {
+        Err(engram_store::Error::NotFound { .. }) if ctx.dialect.not_found_as_status => {
             return Ok(json!({ "status": "not_found" }));
         }
         Err(e) => return Err(e.into()),

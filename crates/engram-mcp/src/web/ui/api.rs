@@ -4,7 +4,7 @@
 //! returns. Reads never log recall hits: looking at a memory is not using it.
 
 use super::{CSRF_HEADER, harden, same_origin};
-use crate::mcp::Shared;
+use crate::Shared;
 use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

@@ -1210,9 +1210,9 @@ pub struct DoctorArgs {
     pub check: Option<String>,
 }
 
-fn mem_doctor(_ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+fn mem_doctor(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: DoctorArgs = parse(args)?;
-    let mut report = super::admin::doctor_report();
+    let mut report = super::admin::doctor_report(ctx)?;
     if let Some(check) = &a.check
         && let Some(rows) = report["rows"].as_array()
     {
