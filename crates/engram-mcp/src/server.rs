@@ -45,7 +45,7 @@ pub struct Shared {
     model_state: Mutex<ModelState>,
     model_changed: std::sync::Condvar,
     opener: Opener,
-    tools: Vec<ToolSpec>,
+    pub(crate) tools: Vec<ToolSpec>,
     default_room: Option<String>,
     dialect: crate::adapt::Dialect,
     doctor: Option<tools::DoctorReport>,
