@@ -8,7 +8,7 @@
 //!   back as a tool error with a message.
 //!
 //! Cases per property: `ENGRAM_FUZZ_CASES` (default 256). Long run:
-//! `ENGRAM_FUZZ_CASES=20000 cargo test -p engram --release --bin engram fuzz`.
+//! `ENGRAM_FUZZ_CASES=20000 cargo test -p engram-mcp --release --lib fuzz`.
 
 use super::{Shared, stdio};
 use proptest::prelude::*;

@@ -13,7 +13,7 @@
 //! | `session-end` | SessionEnd | – | SessionEnd | transcript → episode, once per session |
 //! | `pre-compact` (`pre-compress`) | PreCompact | PreCompact | PreCompress | latest exchange → episode |
 
-use engram_core::hooks::{self as pure, SurfaceItem, SurfaceMode};
+use engram_core::hooks::{self as pure, SurfaceCandidate, SurfaceItem, SurfaceMode};
 use engram_store::settings::Home;
 use engram_store::{Mode, RecallRequest, RememberRequest, Store};
 use serde_json::{Value, json};
@@ -360,23 +360,28 @@ fn user_prompt(
             token_budget: None,
             as_of: None,
             include_superseded: false,
+            min_coverage: None,
         })?;
+        let gate: Vec<SurfaceCandidate> = result
+            .hits
+            .iter()
+            .map(|hit| SurfaceCandidate {
+                id: hit.memory.id,
+                coverage: hit.coverage,
+                activation: hit.activation,
+                importance: hit.memory.importance,
+            })
+            .collect();
+        let verdicts = pure::surface_gate(&gate, &surfaced, &h, &weights);
         let mut chosen = Vec::new();
         let mut candidates = Vec::new();
-        for hit in &result.hits {
-            let gate = weights.relevance * hit.coverage
-                + weights.activation * hit.activation
-                + weights.importance * hit.memory.importance;
-            let ok = gate >= h.surface_threshold
-                && hit.coverage >= h.surface_min_relevance
-                && !surfaced.contains(&hit.memory.id)
-                && chosen.len() < h.surface_max_items;
+        for (hit, v) in result.hits.iter().zip(verdicts) {
             candidates.push(json!({
-                "id": hit.memory.id, "score": (gate * 1000.0).round() / 1000.0,
+                "id": hit.memory.id, "score": (v.score * 1000.0).round() / 1000.0,
                 "coverage": (hit.coverage * 1000.0).round() / 1000.0,
-                "content": pure::clip(&hit.memory.content, 80), "surfaced": ok,
+                "content": pure::clip(&hit.memory.content, 80), "surfaced": v.surfaced,
             }));
-            if ok {
+            if v.surfaced {
                 chosen.push(SurfaceItem {
                     id: hit.memory.id,
                     kind: hit.memory.kind.to_string(),

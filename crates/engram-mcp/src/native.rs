@@ -160,6 +160,7 @@ fn recall(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         session_id: a.session_id,
         token_budget: a.token_budget,
         as_of: crate::adapt::as_of(a.as_of.as_deref())?,
+        min_coverage: None,
         include_superseded: a.include_superseded.unwrap_or(false),
     };
     let out = ctx.store.recall(&req)?;

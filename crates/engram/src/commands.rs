@@ -81,6 +81,7 @@ pub fn recall(a: cli::RecallArgs, cwd: Option<PathBuf>, json: bool) -> anyhow::R
         session_id: a.session,
         token_budget: a.token_budget,
         as_of: adapt::as_of(a.as_of.as_deref())?,
+        min_coverage: None,
         include_superseded: a.include_superseded,
     };
     let out = store.recall(&req)?;

@@ -3,23 +3,14 @@
 //! C's `project` is engram's room; `scope: personal` is the shared `common` room.
 
 use crate::compat_a::rename_id;
-
 use crate::tools::*;
-
 use engram_core::memory::IdRef;
-
 use engram_core::{Kind, Memory};
-
 use engram_store::hub::{ContextRequest, Origin};
-
 use engram_store::{MemoryUpdate, RecallRequest, RememberAction, RememberRequest};
-
 use schemars::JsonSchema;
-
 use serde::Deserialize;
-
 use serde_json::{Value, json};
-
 use std::path::PathBuf;
 
 mod context;

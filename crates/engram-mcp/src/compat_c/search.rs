@@ -63,20 +63,17 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         Some(t) => vec![kind_of_type(t)],
         None => Kind::ALL.to_vec(),
     };
+    // `all`: the engine keeps only hits that hold every word of the query.
     let req = RecallRequest {
-        limit: if all_words { 100 } else { limit },
+        limit,
         kinds,
         room,
         cwd: a.project.dir(),
+        min_coverage: all_words.then_some(0.999),
         ..RecallRequest::new(a.query.clone())
     };
     let out = ctx.store.recall(&req)?;
-    let hits: Vec<_> = out
-        .hits
-        .iter()
-        .filter(|h| !all_words || h.coverage >= 0.999)
-        .take(limit)
-        .collect();
+    let hits: Vec<_> = out.hits.iter().collect();
     if hits.is_empty() {
         return Ok(
             json!({ "result": format!("No memories found for: {:?}", a.query), "results": [] }),
