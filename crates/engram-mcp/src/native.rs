@@ -588,7 +588,15 @@ fn session_end(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     Ok(json(&ctx.store.session_end(&a.id, a.summary.as_deref())?))
 }
 
+/// Every native tool, in the order `tools/list` shows them.
 pub fn tools() -> Vec<ToolSpec> {
+    let mut all = memory_tools();
+    all.extend(engineering_tools());
+    all
+}
+
+/// The memory verbs: remember, recall, reinforce, correct, forget, context, handoff.
+fn memory_tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "remember",
@@ -650,6 +658,12 @@ pub fn tools() -> Vec<ToolSpec> {
             schema: schema_of::<HandoffArgs>,
             call: handoff,
         },
+    ]
+}
+
+/// The engineering hub, links, pins, explain, restore and sessions.
+fn engineering_tools() -> Vec<ToolSpec> {
+    vec![
         ToolSpec {
             name: "track_failure",
             title: "Track a failure",
