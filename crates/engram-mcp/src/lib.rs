@@ -17,6 +17,18 @@
 //!
 //! No embedding model is loaded here (this crate does not depend on candle): the binary
 //! loads it and hands it to [`Shared::install_embedder`].
+//!
+//! # The wire format is the engine's
+//!
+//! A tool's structured result is the engine's own result type serialised by serde
+//! (`engram_store::RememberOutcome`, `RecallResult`, `ReinforceOutcome`, `Brief`, …, whose
+//! fields are documented where they are defined), with a profile's few extra keys beside
+//! it, each named where it is added: `status` and `notice` (native), seed B's `type`
+//! beside `kind` and `unknown_ids`, seed A's and C's renamed ids and text results. No
+//! profile re-derives a field the engine computes (a score, a coverage, a filter): it asks
+//! for it in the request ([`adapt`] parses what a caller may ask) and prints what came
+//! back. So a change to the engine's types is a change to the wire, on purpose, and is
+//! made in one place.
 
 pub mod adapt;
 pub mod admin;

@@ -236,7 +236,7 @@ fn time_variant(
     rooms: &[String],
     mode: Mode,
 ) -> anyhow::Result<serde_json::Value> {
-    let mut store = Store::open(&path, c.clone())?;
+    let mut store = Store::open(path, c.clone())?;
     store.set_embedder(model.clone());
     let t = Instant::now();
     let indexed = store.build_vector_index()?;
