@@ -46,6 +46,12 @@ pub fn kinds<'a>(
         .collect()
 }
 
+/// A count given as text (a query string's `limit=`), naming `field` when it is not one.
+pub fn whole_number(field: &'static str, raw: &str) -> Result<usize, InputError> {
+    raw.parse()
+        .map_err(|_| InputError::new(field, format!("{raw:?} is not a whole number")))
+}
+
 /// A list of kinds as MCP callers send it: one string (maybe a comma list) or an array.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -234,6 +240,12 @@ mod tests {
         assert!(as_of(Some("2026-05-01")).unwrap().is_some());
         assert_eq!(as_of(Some("soon")).unwrap_err().field, "as_of");
         assert_eq!(id_list(&["3,4".into(), "#5".into()]).unwrap().len(), 3);
+        assert_eq!(whole_number("limit", "12").unwrap(), 12);
+        let e = whole_number("limit", "-1").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid `limit`: \"-1\" is not a whole number"
+        );
         assert_eq!(
             IdValue::Text("x y".into()).to_ref("ids").unwrap_err().field,
             "ids"

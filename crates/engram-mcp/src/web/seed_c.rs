@@ -155,9 +155,7 @@ fn id_of(raw: &str) -> Result<i64, ToolError> {
 fn limit_of(params: &HashMap<String, String>, default: usize) -> Result<usize, ToolError> {
     match params.get("limit") {
         None => Ok(default),
-        Some(v) => v
-            .parse::<usize>()
-            .map_err(|_| ToolError::field("limit", format!("{v:?} is not a whole number"))),
+        Some(v) => Ok(crate::adapt::whole_number("limit", v)?),
     }
 }
 

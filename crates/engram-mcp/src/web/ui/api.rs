@@ -134,10 +134,10 @@ fn kinds(q: &HashMap<String, String>) -> Result<Vec<Kind>, ApiError> {
     let Some(raw) = text(q, "kind") else {
         return Ok(Vec::new());
     };
-    raw.split(',')
-        .filter(|k| !k.trim().is_empty())
-        .map(|k| Kind::parse(k).map_err(ApiError::from))
-        .collect()
+    Ok(crate::adapt::kinds(
+        raw.split(','),
+        crate::adapt::AllKinds::Refused,
+    )?)
 }
 
 fn id_of(raw: &str) -> Result<IdRef, ApiError> {
