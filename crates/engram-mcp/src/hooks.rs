@@ -285,13 +285,18 @@ fn sanitize(id: &str) -> String {
     if s.is_empty() { "none".into() } else { s }
 }
 
-/// The hooks' state files (`hooks/…`), through the store's one `write_atomic`, in a
-/// folder made on first use.
+/// The hooks' state files (`hooks/…`: who was surfaced this session, nudge stamps,
+/// encoded sessions), replaced by a rename so a reader never sees half a file. Unlike
+/// `fsutil::write_atomic` it does not fsync, on purpose: the prompt hook runs on every
+/// prompt and must answer in milliseconds (`engram bench hook`), and a state file lost to
+/// a crash only means a memory surfaced or a nudge said once more.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    engram_store::fsutil::write_atomic(path, bytes)
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
 }
 
 /// Drops per-session state files older than a week (B), at most once a day per home.
