@@ -273,3 +273,46 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `match_mode: all` is the engine's `min_coverage`: a memory holding every word is
+    /// found, one holding only some is not, and `any` finds both.
+    #[test]
+    fn all_words_keeps_only_full_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store =
+            engram_store::Store::open(&dir.path().join("engram.db"), Default::default()).unwrap();
+        for content in [
+            "The billing worker retries payments through the queue",
+            "The billing dashboard shows monthly totals",
+        ] {
+            store
+                .remember(RememberRequest {
+                    content: content.into(),
+                    room: Some("shop".into()),
+                    ..Default::default()
+                })
+                .unwrap();
+        }
+        let mut ctx = Ctx {
+            store: &mut store,
+            default_room: None,
+            client: "test",
+            dialect: Dialect::NATIVE,
+            doctor: None,
+        };
+        let mut search = |mode: &str| {
+            let v = mem_search(
+                &mut ctx,
+                json!({"query": "billing queue", "project": "shop", "match_mode": mode, "response_format": "json"}),
+            )
+            .unwrap();
+            v["results"].as_array().map_or(0, Vec::len)
+        };
+        assert_eq!(search("all"), 1);
+        assert_eq!(search("any"), 2);
+    }
+}
