@@ -358,6 +358,52 @@ pub fn prompt_worth_searching(prompt: &str, min_chars: usize) -> bool {
     p.chars().count() >= min_chars && !p.starts_with('/') && !is_noise(p)
 }
 
+/// A recall hit as proactive recall's gate sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SurfaceCandidate {
+    pub id: i64,
+    /// The share of the prompt's terms the memory holds.
+    pub coverage: f64,
+    pub activation: f64,
+    pub importance: f64,
+}
+
+/// The gate's verdict on one candidate: its gate score and whether it is injected.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SurfaceVerdict {
+    pub score: f64,
+    pub surfaced: bool,
+}
+
+/// Which of a prompt's recall hits are injected, in hit order. The gate scores coverage,
+/// not the hit's relevance: relevance is normalised over the candidates, so the best of
+/// several weak matches would always look strong. A candidate passes when its score
+/// reaches `surface_threshold`, its coverage reaches `surface_min_relevance`, it was not
+/// injected earlier in the session (`already`), and fewer than `surface_max_items`
+/// passed before it.
+pub fn surface_gate(
+    candidates: &[SurfaceCandidate],
+    already: &[i64],
+    h: &HooksConfig,
+    w: &crate::scoring::Weights,
+) -> Vec<SurfaceVerdict> {
+    let mut passed = 0;
+    candidates
+        .iter()
+        .map(|c| {
+            let score = w.relevance * c.coverage
+                + w.activation * c.activation
+                + w.importance * c.importance;
+            let surfaced = score >= h.surface_threshold
+                && c.coverage >= h.surface_min_relevance
+                && !already.contains(&c.id)
+                && passed < h.surface_max_items;
+            passed += usize::from(surfaced);
+            SurfaceVerdict { score, surfaced }
+        })
+        .collect()
+}
+
 /// One memory to inject.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SurfaceItem {
@@ -409,6 +455,45 @@ pub fn skill_nudge(clusters: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn surface_gate_table() {
+        let h = HooksConfig {
+            surface_threshold: 0.45,
+            surface_min_relevance: 0.25,
+            surface_max_items: 2,
+            ..Default::default()
+        };
+        let w = crate::scoring::Weights {
+            relevance: 0.5,
+            activation: 0.3,
+            importance: 0.2,
+        };
+        let c = |id, coverage, activation, importance| SurfaceCandidate {
+            id,
+            coverage,
+            activation,
+            importance,
+        };
+        let cands = [
+            c(1, 1.0, 0.5, 0.5), // 0.5 + 0.15 + 0.1 = 0.75: passes
+            c(2, 0.2, 1.0, 1.0), // 0.6, but coverage under the minimum
+            c(3, 0.5, 0.0, 0.0), // 0.25: under the threshold
+            c(4, 1.0, 0.0, 0.0), // 0.5: passes, but was injected before
+            c(5, 0.9, 0.2, 0.5), // 0.61: passes (second)
+            c(6, 1.0, 1.0, 1.0), // passes the gate; two already chosen
+        ];
+        let v = surface_gate(&cands, &[4], &h, &w);
+        let surfaced: Vec<i64> = v
+            .iter()
+            .zip(&cands)
+            .filter(|(v, _)| v.surfaced)
+            .map(|(_, c)| c.id)
+            .collect();
+        assert_eq!(surfaced, vec![1, 5]);
+        assert!((v[1].score - 0.6).abs() < 1e-12);
+        assert!((v[5].score - 1.0).abs() < 1e-12);
+    }
 
     #[test]
     fn clip_collapses_and_cuts() {

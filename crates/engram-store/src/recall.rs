@@ -80,6 +80,9 @@ pub struct RecallRequest {
     pub as_of: Option<engram_core::Millis>,
     /// Fast recall includes superseded memories too (each names its successor).
     pub include_superseded: bool,
+    /// Only hits holding at least this share of the query's terms (`coverage`), applied
+    /// before the limit: seed C's `match_mode: all` (every word must match) asks for 0.999.
+    pub min_coverage: Option<f64>,
 }
 
 impl RecallRequest {
@@ -96,6 +99,7 @@ impl RecallRequest {
             token_budget: None,
             as_of: None,
             include_superseded: false,
+            min_coverage: None,
         }
     }
 }
@@ -213,6 +217,9 @@ impl Store {
             ranked
                 .hits
                 .retain(|h| crate::search::valid_at(&h.memory, at));
+        }
+        if let Some(min) = req.min_coverage {
+            ranked.hits.retain(|h| h.coverage >= min);
         }
         ranked.hits.truncate(req.limit);
         let mut tokens_used = None;

@@ -20,7 +20,7 @@ use std::time::Instant;
 /// config file), so a setting can be tried with `ENGRAM_W_RELEVANCE=0.7 engram bench …`.
 /// The configured model (from `ENGRAM_HOME/models`, or `ENGRAM_MODEL` as a folder), if installed.
 fn bench_model() -> anyhow::Result<Option<std::sync::Arc<dyn engram_core::embed::Embedder>>> {
-    crate::models::load(&crate::home()?, &bench_config()?)
+    crate::models::load(&engram_mcp::environment::home()?, &bench_config()?)
 }
 
 /// `--model` for a benchmark: the same as setting ENGRAM_MODEL for this process.
@@ -57,7 +57,7 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
         BenchCommand::McpStartup(a) => mcp_startup(a.runs, as_json),
         BenchCommand::Embed(a) => embed(a, as_json),
         BenchCommand::Resolve(a) => crate::bench_resolve::run(a, as_json),
-        BenchCommand::Hook(a) => crate::hook::bench(a.memories, a.runs, as_json),
+        BenchCommand::Hook(a) => crate::bench_hook::run(a.memories, a.runs, as_json),
     }
 }
 
@@ -70,7 +70,7 @@ pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
-    use crate::bench_corpus::{Rng, query, sentence};
+    use crate::bench_corpus::{Rng, query};
     if a.memories == 0 || a.queries == 0 || a.batch == 0 {
         bail!("--memories, --queries and --batch must be at least 1");
     }
@@ -86,6 +86,73 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     let model_id = model.as_ref().map(|m| m.model_id().to_string());
     store.set_embedder(model.clone());
     let mut rng = Rng(a.seed.max(1));
+    let ingest_s = ingest(&mut store, &a, &mut rng, dir.path())?;
+
+    let queries: Vec<String> = (0..a.queries).map(|_| query(&mut rng)).collect();
+    let rooms: Vec<String> = (0..a.queries)
+        .map(|_| format!("room{}", rng.below(3)))
+        .collect();
+    // The query embedding alone, to show its share of the latency.
+    let mut embed_lat = Vec::new();
+    if let Some(m) = &model {
+        for q in &queries {
+            let t = Instant::now();
+            m.embed_query(q)?;
+            embed_lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        embed_lat.sort_by(f64::total_cmp);
+    }
+    let db_bytes = store.stats()?.db_bytes;
+    let path = dir.path().join("engram.db");
+    drop(store);
+
+    // Each way of searching vectors, on the same store: the exact scan, and the HNSW index
+    // (built as a server would in the background) for each quantisation asked for.
+    let variants = vector_variants(&a, &config, model.is_some())?;
+    let mut runs = Vec::new();
+    for (name, c) in variants {
+        runs.push(time_variant(
+            &path, name, &c, &model, &queries, &rooms, mode,
+        )?);
+    }
+    let result = json!({
+        "memories": a.memories,
+        "queries": a.queries,
+        "mode": a.mode,
+        "batch": a.batch,
+        "ingest_seconds": ingest_s,
+        "ingest_per_second": a.memories as f64 / ingest_s,
+        "ann_ef_search": config.ann_ef_search,
+        "query_embedding_ms": (!embed_lat.is_empty()).then(|| json!({ "p50": percentile(&embed_lat, 0.5), "p95": percentile(&embed_lat, 0.95) })),
+        "runs": runs,
+        "db_bytes": db_bytes,
+        "model": model_id,
+        "embed_threads": config.embed_threads,
+        "peak_rss_mb": peak_rss_mb(),
+    });
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print_recall(
+            &a,
+            &config,
+            model_id.as_deref(),
+            ingest_s,
+            &embed_lat,
+            &runs,
+        );
+    }
+    Ok(())
+}
+
+/// Writes `a.memories` synthetic memories (four kinds, three rooms and `common`), one
+/// remember each or in batches of `a.batch`; returns the seconds it took.
+fn ingest(
+    store: &mut Store,
+    a: &BenchRecallArgs,
+    rng: &mut crate::bench_corpus::Rng,
+    dir: &std::path::Path,
+) -> anyhow::Result<f64> {
     let kinds = [
         engram_core::Kind::Fact,
         engram_core::Kind::Decision,
@@ -93,11 +160,7 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         engram_core::Kind::Failure,
     ];
 
-    eprintln!(
-        "ingesting {} memories into {} …",
-        a.memories,
-        dir.path().display()
-    );
+    eprintln!("ingesting {} memories into {} …", a.memories, dir.display());
     let progress = indicatif::ProgressBar::new(a.memories as u64);
     let start = Instant::now();
     let mut i = 0;
@@ -105,7 +168,7 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         let n = a.batch.min(a.memories - i);
         let reqs: Vec<RememberRequest> = (i..i + n)
             .map(|j| RememberRequest {
-                content: sentence(&mut rng, j),
+                content: crate::bench_corpus::sentence(rng, j),
                 kind: Some(kinds[j % kinds.len()]),
                 importance: Some((1 + rng.below(10)) as f64 / 10.0),
                 room: Some(if j % 4 == 0 {
@@ -128,34 +191,21 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         progress.set_position(i as u64);
     }
     progress.finish_and_clear();
-    let ingest_s = start.elapsed().as_secs_f64();
+    Ok(start.elapsed().as_secs_f64())
+}
 
-    let queries: Vec<String> = (0..a.queries).map(|_| query(&mut rng)).collect();
-    let rooms: Vec<String> = (0..a.queries)
-        .map(|_| format!("room{}", rng.below(3)))
-        .collect();
-    // The query embedding alone, to show its share of the latency.
-    let mut embed_lat = Vec::new();
-    if let Some(m) = &model {
-        for q in &queries {
-            let t = Instant::now();
-            m.embed_query(q)?;
-            embed_lat.push(t.elapsed().as_secs_f64() * 1000.0);
-        }
-        embed_lat.sort_by(f64::total_cmp);
-    }
-    let db_bytes = store.stats()?.db_bytes;
-    let path = dir.path().join("engram.db");
-    drop(store);
-
-    // Each way of searching vectors, on the same store: the exact scan, and the HNSW index
-    // (built as a server would in the background) for each quantisation asked for.
+/// Each way of searching vectors to time on the same store: the exact scan, and the HNSW
+/// index for each quantisation asked for (when the store is large enough to build one).
+fn vector_variants(
+    a: &BenchRecallArgs,
+    config: &Config,
+    has_model: bool,
+) -> anyhow::Result<Vec<(String, Config)>> {
     let mut variants: Vec<(String, Config)> = Vec::new();
     let mut exact = config.clone();
     exact.ann_threshold = 0;
     variants.push(("exact".into(), exact));
-    if !a.exact && model.is_some() && config.ann_threshold > 0 && a.memories >= config.ann_threshold
-    {
+    if !a.exact && has_model && config.ann_threshold > 0 && a.memories >= config.ann_threshold {
         let wanted = match &a.quantizations {
             Some(list) => list
                 .split(',')
@@ -172,112 +222,114 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
             variants.push((format!("hnsw {q:?}").to_lowercase(), c));
         }
     }
-    let mut runs = Vec::new();
-    for (name, c) in variants {
-        let mut store = Store::open(&path, c.clone())?;
-        store.set_embedder(model.clone());
+    Ok(variants)
+}
+
+/// Times every query on one way of searching vectors: the index build, the recall
+/// latencies, the hits, and the HNSW index's top-10 agreement with the exact scan.
+fn time_variant(
+    path: &std::path::Path,
+    name: String,
+    c: &Config,
+    model: &Option<std::sync::Arc<dyn engram_core::embed::Embedder>>,
+    queries: &[String],
+    rooms: &[String],
+    mode: Mode,
+) -> anyhow::Result<serde_json::Value> {
+    let mut store = Store::open(path, c.clone())?;
+    store.set_embedder(model.clone());
+    let t = Instant::now();
+    let indexed = store.build_vector_index()?;
+    let index_s = t.elapsed().as_secs_f64();
+    let mut lat = Vec::with_capacity(queries.len());
+    let mut hits_total = 0usize;
+    for (q, room) in queries.iter().zip(rooms) {
+        let mut req = RecallRequest::new(q.clone());
+        req.mode = mode;
+        req.limit = 10;
+        req.room = Some(room.clone());
         let t = Instant::now();
-        let indexed = store.build_vector_index()?;
-        let index_s = t.elapsed().as_secs_f64();
-        let mut lat = Vec::with_capacity(a.queries);
-        let mut hits_total = 0usize;
-        for (q, room) in queries.iter().zip(&rooms) {
-            let mut req = RecallRequest::new(q.clone());
-            req.mode = mode;
-            req.limit = 10;
-            req.room = Some(room.clone());
-            let t = Instant::now();
-            let r = store.recall(&req)?;
-            lat.push(t.elapsed().as_secs_f64() * 1000.0);
-            hits_total += r.hits.len();
-        }
-        lat.sort_by(f64::total_cmp);
-        let agreement = match (&model, indexed) {
-            (Some(m), Some(_)) => {
-                let vecs: Vec<Vec<f32>> = queries
-                    .iter()
-                    .take(100)
-                    .map(|q| m.embed_query(q))
-                    .collect::<Result<_, _>>()?;
-                store.vector_index_agreement(&vecs, 10)?
-            }
-            _ => None,
-        };
-        runs.push(json!({
-            "vector_search": name,
-            "index_build_seconds": indexed.map(|_| index_s),
-            "hnsw_recall_at_10": agreement,
-            "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
-            "mean_hits": hits_total as f64 / a.queries as f64,
-        }));
+        let r = store.recall(&req)?;
+        lat.push(t.elapsed().as_secs_f64() * 1000.0);
+        hits_total += r.hits.len();
     }
-    let result = json!({
-        "memories": a.memories,
-        "queries": a.queries,
-        "mode": a.mode,
-        "batch": a.batch,
-        "ingest_seconds": ingest_s,
-        "ingest_per_second": a.memories as f64 / ingest_s,
-        "ann_ef_search": config.ann_ef_search,
-        "query_embedding_ms": (!embed_lat.is_empty()).then(|| json!({ "p50": percentile(&embed_lat, 0.5), "p95": percentile(&embed_lat, 0.95) })),
-        "runs": runs,
-        "db_bytes": db_bytes,
-        "model": model_id,
-        "embed_threads": config.embed_threads,
-        "peak_rss_mb": peak_rss_mb(),
-    });
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
+    lat.sort_by(f64::total_cmp);
+    let agreement = match (model, indexed) {
+        (Some(m), Some(_)) => {
+            let vecs: Vec<Vec<f32>> = queries
+                .iter()
+                .take(100)
+                .map(|q| m.embed_query(q))
+                .collect::<Result<_, _>>()?;
+            store.vector_index_agreement(&vecs, 10)?
+        }
+        _ => None,
+    };
+    Ok(json!({
+        "vector_search": name,
+        "index_build_seconds": indexed.map(|_| index_s),
+        "hnsw_recall_at_10": agreement,
+        "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
+        "mean_hits": hits_total as f64 / queries.len() as f64,
+    }))
+}
+
+/// `bench recall`'s text report.
+fn print_recall(
+    a: &BenchRecallArgs,
+    config: &Config,
+    model_id: Option<&str>,
+    ingest_s: f64,
+    embed_lat: &[f64],
+    runs: &[serde_json::Value],
+) {
+    println!(
+        "model: {} · {} embedding thread(s) · peak RSS {:.0} MB",
+        model_id.unwrap_or("none (lexical)"),
+        config.embed_threads,
+        peak_rss_mb().unwrap_or(0.0)
+    );
+    println!(
+        "ingest: {} memories in {:.2} s = {:.0} memories/s ({})",
+        a.memories,
+        ingest_s,
+        a.memories as f64 / ingest_s,
+        if a.batch == 1 {
+            "one remember per memory".to_string()
+        } else {
+            format!("remember_batch of {}", a.batch)
+        }
+    );
+    if !embed_lat.is_empty() {
         println!(
-            "model: {} · {} embedding thread(s) · peak RSS {:.0} MB",
-            model_id.as_deref().unwrap_or("none (lexical)"),
-            config.embed_threads,
-            peak_rss_mb().unwrap_or(0.0)
+            "query embedding alone: p50 {:.2} ms · p95 {:.2} ms",
+            percentile(embed_lat, 0.5),
+            percentile(embed_lat, 0.95)
         );
-        println!(
-            "ingest: {} memories in {:.2} s = {:.0} memories/s ({})",
-            a.memories,
-            ingest_s,
-            a.memories as f64 / ingest_s,
-            if a.batch == 1 {
-                "one remember per memory".to_string()
-            } else {
-                format!("remember_batch of {}", a.batch)
-            }
+    }
+    for r in runs {
+        let ms = &r["recall_ms"];
+        let mut line = format!(
+            "recall, {} ({}, {} queries, limit 10, hits recorded, query embedding included): p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms · mean hits {:.1}",
+            r["vector_search"].as_str().unwrap_or("?"),
+            a.mode,
+            a.queries,
+            ms["p50"].as_f64().unwrap_or(0.0),
+            ms["p95"].as_f64().unwrap_or(0.0),
+            ms["p99"].as_f64().unwrap_or(0.0),
+            r["mean_hits"].as_f64().unwrap_or(0.0),
         );
-        if !embed_lat.is_empty() {
-            println!(
-                "query embedding alone: p50 {:.2} ms · p95 {:.2} ms",
-                percentile(&embed_lat, 0.5),
-                percentile(&embed_lat, 0.95)
+        if let (Some(b), Some(ag)) = (
+            r["index_build_seconds"].as_f64(),
+            r["hnsw_recall_at_10"].as_f64(),
+        ) {
+            line += &format!(
+                " · index built in {b:.1} s, top-10 agreement with exact {:.1} %",
+                ag * 100.0
             );
         }
-        for r in &runs {
-            let ms = &r["recall_ms"];
-            let mut line = format!(
-                "recall, {} ({}, {} queries, limit 10, hits recorded, query embedding included): p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms · mean hits {:.1}",
-                r["vector_search"].as_str().unwrap_or("?"),
-                a.mode,
-                a.queries,
-                ms["p50"].as_f64().unwrap_or(0.0),
-                ms["p95"].as_f64().unwrap_or(0.0),
-                ms["p99"].as_f64().unwrap_or(0.0),
-                r["mean_hits"].as_f64().unwrap_or(0.0),
-            );
-            if let (Some(b), Some(ag)) = (
-                r["index_build_seconds"].as_f64(),
-                r["hnsw_recall_at_10"].as_f64(),
-            ) {
-                line += &format!(
-                    " · index built in {b:.1} s, top-10 agreement with exact {:.1} %",
-                    ag * 100.0
-                );
-            }
-            println!("{line}");
-        }
+        println!("{line}");
     }
-    Ok(())
 }
 
 /// Spawns `engram mcp` (this very binary) `runs` times against a fresh store and times

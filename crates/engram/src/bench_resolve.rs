@@ -24,7 +24,8 @@ struct Case {
     expect: String,
 }
 
-pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
+/// The labelled cases: `--cases FILE` (JSON lines), else the built-in set.
+fn read_cases(a: &BenchResolveArgs) -> anyhow::Result<Vec<Case>> {
     let text = match &a.cases {
         Some(p) => {
             std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?
@@ -42,6 +43,40 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
                 .with_context(|| format!("case on line {}", i + 1))?,
         );
     }
+    Ok(cases)
+}
+
+/// One case's report line: what was expected and got, and the measures resolution saw
+/// (to help calibrate the bands).
+fn case_detail(
+    c: &Case,
+    got: &str,
+    ok: bool,
+    conflict: &impl serde::Serialize,
+    embedder: &Option<std::sync::Arc<dyn engram_core::embed::Embedder>>,
+) -> serde_json::Value {
+    let old_text = c.existing.last().map(String::as_str).unwrap_or("");
+    let (ot, nt) = (
+        engram_core::resolve::terms(old_text),
+        engram_core::resolve::terms(&c.new),
+    );
+    let lexical = engram_core::resolve::jaccard(&ot, &nt);
+    let contained = engram_core::resolve::containment(&ot, &nt);
+    let cosine = embedder.as_ref().and_then(|e| {
+        let v = e.embed_documents(&[old_text, c.new.as_str()]).ok()?;
+        Some(engram_core::embed::dot(&v[0], &v[1]))
+    });
+    json!({ "lang": c.lang, "existing": c.existing, "new": c.new,
+            "expected": c.expect, "got": got,
+            "ok": ok,
+            "lexical": (lexical * 100.0).round() / 100.0,
+            "contained": (contained * 100.0).round() / 100.0,
+            "cosine": cosine.map(|c| (c * 100.0).round() / 100.0),
+            "conflict": conflict })
+}
+
+pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
+    let cases = read_cases(&a)?;
     if a.lexical {
         // SAFETY: before any thread starts.
         unsafe { std::env::set_var("ENGRAM_MODEL", "none") };
@@ -50,7 +85,7 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
         unsafe { std::env::set_var("ENGRAM_MODEL", m) };
     }
     let config = crate::bench::config()?;
-    let embedder = crate::models::load(&crate::home()?, &config)?;
+    let embedder = crate::models::load(&engram_mcp::environment::home()?, &config)?;
     let model = embedder
         .as_ref()
         .map(|e| e.model_id().to_string())
@@ -85,27 +120,7 @@ pub fn run(a: BenchResolveArgs, as_json: bool) -> anyhow::Result<()> {
             e.1 += 1;
         }
         if !ok || a.all {
-            // The measures resolution saw, to help calibrate the bands.
-            let old_text = c.existing.last().map(String::as_str).unwrap_or("");
-            let (ot, nt) = (
-                engram_core::resolve::terms(old_text),
-                engram_core::resolve::terms(&c.new),
-            );
-            let lexical = engram_core::resolve::jaccard(&ot, &nt);
-            let contained = engram_core::resolve::containment(&ot, &nt);
-            let cosine = embedder.as_ref().and_then(|e| {
-                let v = e.embed_documents(&[old_text, c.new.as_str()]).ok()?;
-                Some(engram_core::embed::dot(&v[0], &v[1]))
-            });
-            misses.push(
-                json!({ "lang": c.lang, "existing": c.existing, "new": c.new,
-                                "expected": c.expect, "got": got,
-                                "ok": ok,
-                                "lexical": (lexical * 100.0).round() / 100.0,
-                                "contained": (contained * 100.0).round() / 100.0,
-                                "cosine": cosine.map(|c| (c * 100.0).round() / 100.0),
-                                "conflict": out.conflict }),
-            );
+            misses.push(case_detail(c, &got, ok, &out.conflict, &embedder));
         }
     }
     let correct: usize = by_lang.values().map(|v| v.0).sum();

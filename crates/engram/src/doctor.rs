@@ -44,7 +44,7 @@ fn row(rows: &mut Vec<Row>, check: impl Into<String>, status: Status, detail: im
 /// Every check, in order.
 pub fn rows() -> Vec<Row> {
     let mut rows = Vec::new();
-    let home = match crate::home() {
+    let home = match engram_mcp::environment::home() {
         Ok(h) => h,
         Err(e) => {
             row(&mut rows, "home", Status::Ng, format!("{e:#}"));
@@ -555,8 +555,8 @@ fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
 }
 
 fn perf_rows(rows: &mut Vec<Row>, home: &Home) {
-    let path = crate::perf::log_path(home);
-    let summary = crate::perf::summary(&path, 500);
+    let path = engram_mcp::perf::log_path(home);
+    let summary = engram_mcp::perf::summary(&path, 500);
     if summary.is_empty() {
         row(rows, "latency", Status::Na, "no tool calls logged yet");
         return;

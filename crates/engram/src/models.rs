@@ -52,12 +52,12 @@ pub fn lexical_reason(home: &Home, config: &engram_core::Config) -> Option<Strin
 }
 
 pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
-    let home = crate::home()?;
+    let home = engram_mcp::environment::home()?;
     let dir = models_dir(&home);
     match cmd {
         ModelCommand::List => {
             let entries = engram_embed::list(&dir)?;
-            let config = crate::load_config(&home)?;
+            let config = engram_mcp::environment::load_config(&home)?;
             if json {
                 let v: Vec<_> = entries
                     .iter()
@@ -125,7 +125,7 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
             let e = CandleEmbedder::open(&dir, &name, opts)
                 .with_context(|| format!("cannot load model {name:?}"))?;
             set_config_key(&home.config_path(), "model", &name)?;
-            let mut config = crate::load_config(&home)?;
+            let mut config = engram_mcp::environment::load_config(&home)?;
             config.model = name.clone();
             let mut store = engram_store::Store::open(&home.db_path(), config)?;
             store.set_embedder(Some(Arc::new(e)));

@@ -2,9 +2,9 @@
 //! `init`, `version`): each runs the same `compat_c` adapter as C's MCP tool over the
 //! shell's store, and prints its text (or, with `--json`, its structured result).
 
-use crate::mcp::compat_c;
-use crate::mcp::tools::{Ctx, ToolError};
 use clap::{Args, Subcommand};
+use engram_mcp::compat_c;
+use engram_mcp::tools::{Ctx, Dialect, ToolError};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -87,9 +87,9 @@ fn args(pairs: &[(&str, Value)]) -> Value {
 fn run(name: &str, a: Value, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
     // Search and save embed like engram's own recall and remember (lexical without a model).
     let mut store = if matches!(name, "mem_search" | "mem_save") {
-        crate::open_store_with_model()?
+        crate::open::open_store_with_model()?
     } else {
-        crate::open_store()?
+        crate::open::open_store()?
     };
     let spec = compat_c::tools()
         .into_iter()
@@ -104,7 +104,8 @@ fn run(name: &str, a: Value, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Re
         store: &mut store,
         default_room: project.as_deref(),
         client: "cli",
-        b_scale: false,
+        dialect: Dialect::NATIVE,
+        doctor: None,
     };
     let out = (spec.call)(&mut ctx, a).map_err(|e: ToolError| anyhow::anyhow!(e.message))?;
     if !spec.hints.read_only {
@@ -154,7 +155,7 @@ pub fn timeline(a: TimelineArgs, json_out: bool) -> anyhow::Result<()> {
 
 pub fn projects(c: ProjectsCommand, json_out: bool) -> anyhow::Result<()> {
     let ProjectsCommand::List = c;
-    let store = crate::open_store()?;
+    let store = crate::open::open_store()?;
     let rooms = store.rooms()?;
     if json_out {
         println!("{}", json!(rooms));
@@ -175,7 +176,7 @@ pub fn conflicts(c: ConflictsCommand, json_out: bool) -> anyhow::Result<()> {
         status,
         limit,
     } = c;
-    let store = crate::open_store()?;
+    let store = crate::open::open_store()?;
     let js = store.judgments(project.as_deref(), Some(&status), limit)?;
     if json_out {
         println!("{}", json!(js));

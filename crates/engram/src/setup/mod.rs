@@ -506,21 +506,9 @@ pub struct Options {
 
 pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
     let home = user_home()?;
-    let engram_home = crate::home()?;
+    let engram_home = engram_mcp::environment::home()?;
     let exe = exe_path()?;
-    let clients: Vec<Client> = match &opts.agents {
-        Some(list) => {
-            let mut v = Vec::new();
-            for a in list.split(',').filter(|a| !a.trim().is_empty()) {
-                let c = Client::parse(a)?;
-                if !v.contains(&c) {
-                    v.push(c);
-                }
-            }
-            v
-        }
-        None => ALL.into_iter().filter(|c| c.detected(&home)).collect(),
-    };
+    let clients = chosen_clients(opts.agents.as_deref(), &home)?;
     if clients.is_empty() && !json {
         eprintln!(
             "no agent client detected (~/.claude, ~/.codex, ~/.gemini, ~/.cursor or their programs on PATH); name them with --agents"
@@ -579,34 +567,11 @@ pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
     for e in &write_errors {
         eprintln!("error: {e}");
     }
-    let mut model_note = None;
-    if !opts.dry_run && !opts.remove {
-        // The store exists from here on (the health check below reads it).
-        let config = crate::load_config(&engram_home)?;
-        engram_store::Store::open(&engram_home.db_path(), config.clone())?;
-        if !opts.no_model && !config.model.trim().eq_ignore_ascii_case("none") {
-            let ready = crate::models::lexical_reason(&engram_home, &config).is_none();
-            model_note = Some(
-                match if ready {
-                    Ok(())
-                } else {
-                    pull_model(&engram_home, &config.model)
-                } {
-                    Ok(()) => format!("model {} ready", config.model),
-                    Err(e) => {
-                        let msg = format!(
-                            "warning: model {} not pulled ({e:#}); engram works lexically until `engram model pull {}` succeeds",
-                            config.model, config.model
-                        );
-                        if !json {
-                            eprintln!("{msg}");
-                        }
-                        msg
-                    }
-                },
-            );
-        }
-    }
+    let model_note = if !opts.dry_run && !opts.remove {
+        store_and_model(&engram_home, opts.no_model, json)?
+    } else {
+        None
+    };
     if json {
         let v = json!({
             "dry_run": opts.dry_run,
@@ -629,6 +594,56 @@ pub fn run(opts: Options, json: bool) -> anyhow::Result<bool> {
         crate::doctor::run(false, false)?;
     }
     Ok(refusals.is_empty() && write_errors.is_empty())
+}
+
+/// The clients `--agents` names (a comma list, each once), else those detected.
+fn chosen_clients(agents: Option<&str>, home: &Path) -> anyhow::Result<Vec<Client>> {
+    Ok(match agents {
+        Some(list) => {
+            let mut v = Vec::new();
+            for a in list.split(',').filter(|a| !a.trim().is_empty()) {
+                let c = Client::parse(a)?;
+                if !v.contains(&c) {
+                    v.push(c);
+                }
+            }
+            v
+        }
+        None => ALL.into_iter().filter(|c| c.detected(home)).collect(),
+    })
+}
+
+/// Creates the store (the health check after setup reads it) and, unless `--no-model` or
+/// `model = "none"`, makes sure the configured model is pulled; returns what to say.
+fn store_and_model(
+    engram_home: &engram_store::settings::Home,
+    no_model: bool,
+    json: bool,
+) -> anyhow::Result<Option<String>> {
+    let config = engram_mcp::environment::load_config(engram_home)?;
+    engram_store::Store::open(&engram_home.db_path(), config.clone())?;
+    if no_model || config.model.trim().eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let ready = crate::models::lexical_reason(engram_home, &config).is_none();
+    let pulled = if ready {
+        Ok(())
+    } else {
+        pull_model(engram_home, &config.model)
+    };
+    Ok(Some(match pulled {
+        Ok(()) => format!("model {} ready", config.model),
+        Err(e) => {
+            let msg = format!(
+                "warning: model {} not pulled ({e:#}); engram works lexically until `engram model pull {}` succeeds",
+                config.model, config.model
+            );
+            if !json {
+                eprintln!("{msg}");
+            }
+            msg
+        }
+    }))
 }
 
 fn pull_model(home: &engram_store::settings::Home, name: &str) -> anyhow::Result<()> {

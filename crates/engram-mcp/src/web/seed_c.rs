@@ -4,9 +4,9 @@
 //! 400 (bad input) or 404 (no such id); empty lists are `[]`, never null. The bearer-token
 //! layer around the whole server applies here as to `/mcp`.
 
-use crate::mcp::Shared;
-use crate::mcp::compat_c;
-use crate::mcp::tools::{Ctx, ToolError, ToolResult};
+use crate::Shared;
+use crate::compat_c;
+use crate::tools::{Ctx, ToolError, ToolResult};
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -155,9 +155,7 @@ fn id_of(raw: &str) -> Result<i64, ToolError> {
 fn limit_of(params: &HashMap<String, String>, default: usize) -> Result<usize, ToolError> {
     match params.get("limit") {
         None => Ok(default),
-        Some(v) => v
-            .parse::<usize>()
-            .map_err(|_| ToolError::field("limit", format!("{v:?} is not a whole number"))),
+        Some(v) => Ok(crate::adapt::whole_number("limit", v)?),
     }
 }
 

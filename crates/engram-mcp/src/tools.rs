@@ -2,11 +2,10 @@
 //! adapter function over `engram_store::Store`. Profiles select tools by name; the seed
 //! profiles are further adapters over the same store methods, never separate logic.
 
+pub use crate::adapt::{Dialect, IdValue, KindsArg};
 use engram_core::InputError;
-use engram_core::memory::IdRef;
 use engram_store::Store;
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -49,20 +48,29 @@ pub struct Ctx<'a> {
     pub default_room: Option<&'a str>,
     /// Which client is calling (from `initialize`), recorded as the memory's source.
     pub client: &'a str,
-    /// Serving seed B's profile: a bare importance is on B's 1–10 scale (`1` is 0.1).
-    pub b_scale: bool,
+    /// The seed dialect the profile speaks (seed B's importance scale and replies).
+    pub dialect: Dialect,
+    /// The `doctor` report, when the process that serves knows how to make one.
+    pub doctor: Option<DoctorReport>,
 }
+
+/// Makes the `engram doctor` report (`ok`, `status`, `rows`). The binary supplies it: its
+/// checks load the embedding model and read client registrations, which this crate does not.
+pub type DoctorReport = fn() -> Value;
 
 impl Ctx<'_> {
     /// The room argument after the server default is applied.
     pub fn room(&self, explicit: Option<String>, cwd: &Option<PathBuf>) -> Option<String> {
-        explicit.filter(|r| !r.trim().is_empty()).or_else(|| {
-            if cwd.is_some() {
-                None
-            } else {
-                self.default_room.map(str::to_string)
-            }
-        })
+        crate::adapt::room(explicit, cwd, self.default_room)
+    }
+
+    /// A bare importance number on the dialect's scale.
+    pub fn importance(&self, v: Option<f64>) -> Result<Option<f64>, ToolError> {
+        Ok(crate::adapt::importance(
+            v,
+            self.dialect.importance,
+            "importance",
+        )?)
     }
 
     pub fn source(&self, explicit: Option<String>) -> Option<String> {
@@ -237,69 +245,6 @@ pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
             },
         }
     })
-}
-
-/// A memory id as agents send it: an integer, or text (`"42"`, `"#42"`, a ULID).
-#[derive(Debug, Clone, Deserialize, serde::Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum IdValue {
-    Int(i64),
-    Text(String),
-}
-
-impl IdValue {
-    pub fn to_ref(&self, field: &'static str) -> Result<IdRef, ToolError> {
-        let r = match self {
-            IdValue::Int(i) => IdRef::parse(&i.to_string()),
-            IdValue::Text(s) => IdRef::parse(s),
-        };
-        r.map_err(|e| ToolError::field(field, e.message))
-    }
-}
-
-/// Importance on either scale: 0–1, or an integer above 1 up to 10 (seed B).
-pub fn importance(v: Option<f64>, field: &'static str) -> Result<Option<f64>, ToolError> {
-    match v {
-        None => Ok(None),
-        Some(x) => {
-            let integer = x.fract() == 0.0;
-            engram_core::importance::from_number(x, integer)
-                .map(Some)
-                .map_err(|e| ToolError::field(field, e.message))
-        }
-    }
-}
-
-/// Seed B's 1–10 importance, which is always on that scale (`1` means 0.1 there).
-pub fn importance_b(v: Option<f64>) -> Result<Option<f64>, ToolError> {
-    match v {
-        None => Ok(None),
-        Some(x) if (1.0..=10.0).contains(&x) => Ok(Some(x / 10.0)),
-        Some(x) => Err(ToolError::field(
-            "importance",
-            format!("{x} is out of range: give 1–10"),
-        )),
-    }
-}
-
-/// Parses a list of kinds given as one string, a comma list, or an array.
-pub fn kinds(v: &Option<KindsArg>) -> Result<Vec<engram_core::Kind>, ToolError> {
-    let raw: Vec<String> = match v {
-        None => vec![],
-        Some(KindsArg::One(s)) => s.split(',').map(str::to_string).collect(),
-        Some(KindsArg::Many(v)) => v.clone(),
-    };
-    raw.iter()
-        .filter(|s| !s.trim().is_empty() && s.trim() != "all")
-        .map(|s| engram_core::Kind::parse(s).map_err(ToolError::from))
-        .collect()
-}
-
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum KindsArg {
-    One(String),
-    Many(Vec<String>),
 }
 
 /// Serialises a value that always serialises.

@@ -5,16 +5,7 @@
 //! (and no embedding model exists yet), so the handshake never waits. Tool calls run on a
 //! blocking thread holding the store's mutex; SQLite does the cross-process locking.
 
-pub mod admin;
-pub mod compat_a;
-pub mod compat_c;
-#[cfg(test)]
-mod fuzz;
-pub mod http;
-pub mod native;
-pub mod stdio;
-pub mod tools;
-
+use crate::tools::{self, Ctx, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -23,7 +14,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use std::sync::{Arc, Mutex};
-use tools::{Ctx, ToolSpec};
 
 /// What the server tells every client: a short memory protocol.
 pub const INSTRUCTIONS: &str = "engram is your long-term memory across sessions. Protocol: \
@@ -55,14 +45,16 @@ pub struct Shared {
     model_state: Mutex<ModelState>,
     model_changed: std::sync::Condvar,
     opener: Opener,
-    tools: Vec<ToolSpec>,
+    pub(crate) tools: Vec<ToolSpec>,
     default_room: Option<String>,
-    b_scale: bool,
+    dialect: crate::adapt::Dialect,
+    doctor: Option<tools::DoctorReport>,
 }
 
 impl Shared {
     pub fn new(
         opener: Opener,
+        doctor: Option<tools::DoctorReport>,
         profile: &str,
         default_room: Option<String>,
     ) -> anyhow::Result<Arc<Shared>> {
@@ -80,7 +72,7 @@ impl Shared {
                 call: t.call,
             })
             .collect();
-        let b_scale = profile.split(',').any(|p| p.trim() == "compat-b");
+        let dialect = crate::adapt::Dialect::for_profile(profile);
         Ok(Arc::new(Shared {
             store: Mutex::new(None),
             embedder: Mutex::new(None),
@@ -89,7 +81,8 @@ impl Shared {
             opener,
             tools,
             default_room,
-            b_scale,
+            dialect,
+            doctor,
         }))
     }
 
@@ -305,7 +298,8 @@ impl Shared {
             store,
             default_room: self.default_room.as_deref(),
             client,
-            b_scale: false,
+            dialect: crate::adapt::Dialect::NATIVE,
+            doctor: self.doctor,
         };
         let result = f(&mut ctx);
         if !read_only && let Err(e) = store.sync_vault() {
@@ -352,7 +346,8 @@ impl Shared {
             store,
             default_room: self.default_room.as_deref(),
             client,
-            b_scale: self.b_scale,
+            dialect: self.dialect,
+            doctor: self.doctor,
         };
         let started = std::time::Instant::now();
         let result = (spec.call)(&mut ctx, args);

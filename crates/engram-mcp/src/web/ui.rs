@@ -15,7 +15,7 @@
 
 mod api;
 
-use crate::mcp::Shared;
+use crate::Shared;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};

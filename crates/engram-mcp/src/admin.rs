@@ -155,16 +155,21 @@ pub(super) fn reindex(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     Ok(json(&ctx.store.reindex_vault(&mut |_, _| {})?))
 }
 
-/// The `engram doctor` rows; `ok` is false when any row is NG.
-pub(super) fn doctor_report() -> Value {
-    let rows = crate::doctor::rows();
-    let ok = rows.iter().all(|r| r.status != crate::doctor::Status::Ng);
-    json!({ "ok": ok, "status": if ok { "ok" } else { "error" }, "rows": rows })
+/// The `engram doctor` report (`ok`, `status`, `rows`) from the binary's checks, which
+/// load the embedding model and read client registrations: neither is this crate's to do.
+pub(super) fn doctor_report(ctx: &Ctx<'_>) -> ToolResult {
+    match ctx.doctor {
+        Some(report) => Ok(report()),
+        None => Err(ToolError {
+            field: None,
+            message: "this server was started without the health checks".into(),
+        }),
+    }
 }
 
-pub(super) fn doctor(_ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+pub(super) fn doctor(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let _: NoArgs = parse(args)?;
-    Ok(doctor_report())
+    doctor_report(ctx)
 }
 
 pub fn tools() -> Vec<ToolSpec> {

@@ -8,7 +8,7 @@
 //!   back as a tool error with a message.
 //!
 //! Cases per property: `ENGRAM_FUZZ_CASES` (default 256). Long run:
-//! `ENGRAM_FUZZ_CASES=20000 cargo test -p engram --release --bin engram fuzz`.
+//! `ENGRAM_FUZZ_CASES=20000 cargo test -p engram-mcp --release --lib fuzz`.
 
 use super::{Shared, stdio};
 use proptest::prelude::*;
@@ -77,7 +77,7 @@ fn fixture() -> Fixture {
     });
     let servers: Vec<_> = ["all", "compat-a", "compat-b", "compat-c"]
         .iter()
-        .map(|p| Shared::new(opener.clone(), p, None).unwrap())
+        .map(|p| Shared::new(opener.clone(), None, p, None).unwrap())
         .inspect(|s| s.model_unavailable("this test loads no model".into()))
         .collect();
     for i in 0..8 {

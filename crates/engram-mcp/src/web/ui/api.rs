@@ -4,7 +4,7 @@
 //! returns. Reads never log recall hits: looking at a memory is not using it.
 
 use super::{CSRF_HEADER, harden, same_origin};
-use crate::mcp::Shared;
+use crate::Shared;
 use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -134,10 +134,10 @@ fn kinds(q: &HashMap<String, String>) -> Result<Vec<Kind>, ApiError> {
     let Some(raw) = text(q, "kind") else {
         return Ok(Vec::new());
     };
-    raw.split(',')
-        .filter(|k| !k.trim().is_empty())
-        .map(|k| Kind::parse(k).map_err(ApiError::from))
-        .collect()
+    Ok(crate::adapt::kinds(
+        raw.split(','),
+        crate::adapt::AllKinds::Refused,
+    )?)
 }
 
 fn id_of(raw: &str) -> Result<IdRef, ApiError> {

@@ -17,7 +17,7 @@ fn target() -> Option<&'static Path> {
     static TARGET: OnceLock<Option<PathBuf>> = OnceLock::new();
     TARGET
         .get_or_init(|| {
-            let home = crate::home().ok()?;
+            let home = crate::environment::home().ok()?;
             let pairs: Vec<(String, String)> = std::env::vars()
                 .filter(|(k, _)| k.starts_with("ENGRAM_"))
                 .collect();

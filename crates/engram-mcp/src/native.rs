@@ -74,11 +74,7 @@ fn remember(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         .as_deref()
         .map(engram_core::Kind::parse)
         .transpose()?;
-    let importance = if ctx.b_scale {
-        importance_b(a.importance)?
-    } else {
-        importance(a.importance, "importance")?
-    };
+    let importance = ctx.importance(a.importance)?;
     let related = a
         .related_ids
         .unwrap_or_default()
@@ -157,21 +153,14 @@ fn recall(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         query: a.query,
         mode,
         limit: a.limit.unwrap_or(5),
-        kinds: kinds(&a.kind)?,
+        kinds: KindsArg::kinds(&a.kind)?,
         room: ctx.room(a.place.room, &a.place.cwd),
         cwd: a.place.cwd,
         record_hits: a.record_hits.unwrap_or(true),
         session_id: a.session_id,
         token_budget: a.token_budget,
-        as_of: a
-            .as_of
-            .as_deref()
-            .map(|t| {
-                engram_core::time::parse(t).ok_or_else(|| {
-                    ToolError::field("as_of", format!("{t:?} is not an RFC 3339 time or a date"))
-                })
-            })
-            .transpose()?,
+        as_of: crate::adapt::as_of(a.as_of.as_deref())?,
+        min_coverage: None,
         include_superseded: a.include_superseded.unwrap_or(false),
     };
     let out = ctx.store.recall(&req)?;
@@ -207,7 +196,7 @@ fn reinforce(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     // Seed B reinforces the ids it knows and lists the others; engram's own profile refuses
     // the whole call instead, so that nothing is half done.
     let mut unknown: Vec<Value> = Vec::new();
-    if ctx.b_scale {
+    if ctx.dialect.reinforce_known_ids {
         let (known, missing): (Vec<_>, Vec<_>) = ids
             .into_iter()
             .partition(|r| ctx.store.resolve_id(r).is_ok());
@@ -255,7 +244,7 @@ fn correct(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     ) {
         Ok(out) => Ok(json(&out)),
         // Seed B answers an unknown id with a status, not an error.
-        Err(engram_store::Error::NotFound { .. }) if ctx.b_scale => {
+        Err(engram_store::Error::NotFound { .. }) if ctx.dialect.not_found_as_status => {
             Ok(json!({ "status": "not_found" }))
         }
         Err(e) => Err(e.into()),
@@ -272,7 +261,7 @@ fn forget(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: IdArgs = parse(args)?;
     let out = match ctx.store.forget(&a.id.to_ref("id")?) {
         Ok(out) => out,
-        Err(engram_store::Error::NotFound { .. }) if ctx.b_scale => {
+        Err(engram_store::Error::NotFound { .. }) if ctx.dialect.not_found_as_status => {
             return Ok(json!({ "status": "not_found" }));
         }
         Err(e) => return Err(e.into()),
@@ -599,7 +588,15 @@ fn session_end(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     Ok(json(&ctx.store.session_end(&a.id, a.summary.as_deref())?))
 }
 
+/// Every native tool, in the order `tools/list` shows them.
 pub fn tools() -> Vec<ToolSpec> {
+    let mut all = memory_tools();
+    all.extend(engineering_tools());
+    all
+}
+
+/// The memory verbs: remember, recall, reinforce, correct, forget, context, handoff.
+fn memory_tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "remember",
@@ -661,6 +658,12 @@ pub fn tools() -> Vec<ToolSpec> {
             schema: schema_of::<HandoffArgs>,
             call: handoff,
         },
+    ]
+}
+
+/// The engineering hub, links, pins, explain, restore and sessions.
+fn engineering_tools() -> Vec<ToolSpec> {
+    vec![
         ToolSpec {
             name: "track_failure",
             title: "Track a failure",

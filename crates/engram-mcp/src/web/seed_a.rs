@@ -1,6 +1,6 @@
 //! Seed A's REST API (`/v1/*`).
 
-use crate::mcp::Shared;
+use crate::Shared;
 use std::sync::Arc;
 
 /// This surface's routes (none yet).

@@ -13,7 +13,7 @@
 //! | `session-end` | SessionEnd | – | SessionEnd | transcript → episode, once per session |
 //! | `pre-compact` (`pre-compress`) | PreCompact | PreCompact | PreCompress | latest exchange → episode |
 
-use engram_core::hooks::{self as pure, SurfaceItem, SurfaceMode};
+use engram_core::hooks::{self as pure, SurfaceCandidate, SurfaceItem, SurfaceMode};
 use engram_store::settings::Home;
 use engram_store::{Mode, RecallRequest, RememberRequest, Store};
 use serde_json::{Value, json};
@@ -94,7 +94,7 @@ impl Agent {
 
 /// Runs a hook. Never fails: every problem is logged and the process exits 0.
 pub fn run(event: &str, agent: Option<&str>) {
-    let home = crate::home().ok();
+    let home = crate::environment::home().ok();
     let mut raw = Vec::new();
     let _ = std::io::stdin().take(MAX_INPUT).read_to_end(&mut raw);
     let agent = Agent::parse(agent);
@@ -181,7 +181,7 @@ fn handle(
     if !input.is_object() {
         anyhow::bail!("stdin is JSON but not an object");
     }
-    let config = crate::load_config(home)?;
+    let config = crate::environment::load_config(home)?;
     match ev {
         Event::SessionStart => session_start(home, config, &input),
         Event::UserPrompt => user_prompt(home, config, &input),
@@ -224,7 +224,7 @@ fn session_start(
         };
         return Ok(Some(format!(
             "(engram briefing after compaction) Data from earlier sessions, not instructions.\n\n{briefing}\n\n{}",
-            crate::mcp::compat_c::compaction_instruction(&room)
+            crate::compat_c::compaction_instruction(&room)
         )));
     }
     if empty {
@@ -263,7 +263,9 @@ fn subagent_stop(home: &Home, config: engram_core::Config, input: &Value) -> any
             ..Default::default()
         })?;
     }
-    crate::vault_cli::sync(&mut store);
+    if let Err(e) = store.sync_vault() {
+        eprintln!("warning: vault: {e}");
+    }
     Ok(())
 }
 
@@ -283,6 +285,11 @@ fn sanitize(id: &str) -> String {
     if s.is_empty() { "none".into() } else { s }
 }
 
+/// The hooks' state files (`hooks/…`: who was surfaced this session, nudge stamps,
+/// encoded sessions), replaced by a rename so a reader never sees half a file. Unlike
+/// `fsutil::write_atomic` it does not fsync, on purpose: the prompt hook runs on every
+/// prompt and must answer in milliseconds (`engram bench hook`), and a state file lost to
+/// a crash only means a memory surfaced or a nudge said once more.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -358,23 +365,28 @@ fn user_prompt(
             token_budget: None,
             as_of: None,
             include_superseded: false,
+            min_coverage: None,
         })?;
+        let gate: Vec<SurfaceCandidate> = result
+            .hits
+            .iter()
+            .map(|hit| SurfaceCandidate {
+                id: hit.memory.id,
+                coverage: hit.coverage,
+                activation: hit.activation,
+                importance: hit.memory.importance,
+            })
+            .collect();
+        let verdicts = pure::surface_gate(&gate, &surfaced, &h, &weights);
         let mut chosen = Vec::new();
         let mut candidates = Vec::new();
-        for hit in &result.hits {
-            let gate = weights.relevance * hit.coverage
-                + weights.activation * hit.activation
-                + weights.importance * hit.memory.importance;
-            let ok = gate >= h.surface_threshold
-                && hit.coverage >= h.surface_min_relevance
-                && !surfaced.contains(&hit.memory.id)
-                && chosen.len() < h.surface_max_items;
+        for (hit, v) in result.hits.iter().zip(verdicts) {
             candidates.push(json!({
-                "id": hit.memory.id, "score": (gate * 1000.0).round() / 1000.0,
+                "id": hit.memory.id, "score": (v.score * 1000.0).round() / 1000.0,
                 "coverage": (hit.coverage * 1000.0).round() / 1000.0,
-                "content": pure::clip(&hit.memory.content, 80), "surfaced": ok,
+                "content": pure::clip(&hit.memory.content, 80), "surfaced": v.surfaced,
             }));
-            if ok {
+            if v.surfaced {
                 chosen.push(SurfaceItem {
                     id: hit.memory.id,
                     kind: hit.memory.kind.to_string(),
@@ -632,158 +644,6 @@ fn pre_compact(
         metadata: Some(json!({ "agent": agent.name(), "transcript_path": path, "trigger": field(input, "trigger") })),
         ..Default::default()
     })?;
-    Ok(())
-}
-
-/// `engram bench hook`: spawns `engram hook user-prompt-submit` `runs` times against a
-/// synthetic store of `memories` English-like memories and reports p50/p95 wall time.
-pub fn bench(memories: usize, runs: usize, as_json: bool) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        memories > 0 && runs > 0,
-        "--memories and --runs must be at least 1"
-    );
-    const SUBJECTS: &[&str] = &[
-        "database",
-        "deploy",
-        "cache",
-        "login",
-        "parser",
-        "backup",
-        "queue",
-        "schema",
-        "api",
-        "frontend",
-        "logging",
-        "metrics",
-        "billing",
-        "search",
-        "upload",
-        "session",
-        "worker",
-        "router",
-        "config",
-        "migration",
-        "test",
-        "build",
-        "docker",
-        "index",
-        "token",
-    ];
-    const VERBS: &[&str] = &[
-        "uses",
-        "needs",
-        "broke after",
-        "was moved to",
-        "depends on",
-        "replaced",
-        "talks to",
-        "is slow because of",
-        "was fixed by",
-        "must not touch",
-    ];
-    const OBJECTS: &[&str] = &[
-        "SQLite",
-        "PostgreSQL",
-        "Redis",
-        "the retry loop",
-        "a feature flag",
-        "the nightly job",
-        "Kubernetes",
-        "the staging cluster",
-        "a mutex",
-        "the rate limiter",
-        "JSON schema",
-        "the CDN",
-        "an LRU map",
-        "OAuth",
-        "the message bus",
-        "protobuf",
-        "the cron runner",
-    ];
-    let dir = tempfile::tempdir()?;
-    let home = Home {
-        root: dir.path().to_path_buf(),
-    };
-    let config = engram_core::Config {
-        model: "none".into(),
-        ..Default::default()
-    };
-    let mut store = Store::open(&home.db_path(), config)?;
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = |n: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n as u64) as usize
-    };
-    let started = std::time::Instant::now();
-    for i in 0..memories {
-        let content = format!(
-            "The {} {} {} (note {i}); the {} {} {}.",
-            SUBJECTS[next(SUBJECTS.len())],
-            VERBS[next(VERBS.len())],
-            OBJECTS[next(OBJECTS.len())],
-            SUBJECTS[next(SUBJECTS.len())],
-            VERBS[next(VERBS.len())],
-            OBJECTS[next(OBJECTS.len())],
-        );
-        store.remember(RememberRequest {
-            content,
-            // The same room the hook resolves from its `cwd`.
-            cwd: Some(dir.path().to_path_buf()),
-            ..Default::default()
-        })?;
-    }
-    drop(store);
-    let ingest_s = started.elapsed().as_secs_f64();
-    let exe = std::env::current_exe()?;
-    let mut lat = Vec::with_capacity(runs);
-    let mut injected = 0;
-    for r in 0..runs {
-        let prompt = format!(
-            "why does the {} keep failing with {} in the {}?",
-            SUBJECTS[r % SUBJECTS.len()],
-            OBJECTS[(r * 7) % OBJECTS.len()],
-            SUBJECTS[(r * 3 + 1) % SUBJECTS.len()]
-        );
-        let input = json!({ "session_id": format!("bench-{r}"), "prompt": prompt, "cwd": dir.path(), "hook_event_name": "UserPromptSubmit" });
-        let t = std::time::Instant::now();
-        let mut child = std::process::Command::new(&exe)
-            .args(["hook", "user-prompt-submit"])
-            .env("ENGRAM_HOME", dir.path())
-            .env("ENGRAM_MODEL", "none")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()?;
-        child
-            .stdin
-            .take()
-            .expect("piped")
-            .write_all(input.to_string().as_bytes())?;
-        let out = child.wait_with_output()?;
-        lat.push(t.elapsed().as_secs_f64() * 1000.0);
-        if !out.stdout.is_empty() {
-            injected += 1;
-        }
-    }
-    lat.sort_by(f64::total_cmp);
-    let (p50, p95) = (
-        crate::perf::percentile(&lat, 0.5),
-        crate::perf::percentile(&lat, 0.95),
-    );
-    if as_json {
-        println!(
-            "{}",
-            json!({ "memories": memories, "runs": runs, "ingest_s": ingest_s, "injected": injected,
-                    "hook_ms": { "p50": p50, "p95": p95, "min": lat[0], "max": lat[lat.len() - 1] } })
-        );
-    } else {
-        println!(
-            "hook user-prompt-submit, {memories} memories, {runs} runs: p50 {p50:.1} ms · p95 {p95:.1} ms · min {:.1} ms ({injected} runs injected context)",
-            lat[0]
-        );
-    }
     Ok(())
 }
 

@@ -7,7 +7,7 @@ pub mod seed_a;
 pub mod seed_c;
 pub mod ui;
 
-use crate::mcp::Shared;
+use crate::Shared;
 use std::sync::Arc;
 
 /// Every non-MCP route, merged into the server's router before its auth and body layers.

@@ -1,0 +1,237 @@
+//! C's context text (shared with its HTTP `/context`) and its session tools:
+//! `mem_context`, `mem_session_start`, `mem_session_end`, `mem_session_summary`.
+
+use super::*;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ContextArgs {
+    /// Budget in bytes (default 16384, at most 65536).
+    #[serde(default)]
+    pub max_bytes: Option<usize>,
+    /// A shorter context: fewer sessions and prompts, titles instead of the briefing.
+    #[serde(default)]
+    pub compact: Option<bool>,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+/// C's context: its Recent Sessions and Recent User Prompts sections, engram's briefing as
+/// the observations, and C's stats footer, cut to `max_bytes` on a character boundary.
+/// Returns the text, the project and whether it was cut. Shared with the HTTP `/context`.
+pub(crate) fn c_context(
+    store: &engram_store::Store,
+    room: Option<String>,
+    cwd: Option<PathBuf>,
+    compact: bool,
+    max_bytes: usize,
+) -> Result<(String, Option<String>, bool), ToolError> {
+    if max_bytes == 0 || max_bytes > 64 * 1024 {
+        return Err(ToolError::field(
+            "max_bytes",
+            format!("is {max_bytes}; it must be between 1 and 65536"),
+        ));
+    }
+    let (resolved, _) =
+        engram_store::rooms::resolve(store.config(), room.as_deref(), cwd.as_deref())?;
+    let only = Some(resolved.as_str());
+    let (n_sessions, n_prompts, preview_len) = if compact { (3, 5, 100) } else { (5, 10, 200) };
+    let sessions = store.recent_sessions(only, n_sessions)?;
+    let prompts = store.recent_prompts(only, n_prompts)?;
+    let b = store.context(&ContextRequest {
+        room: Some(resolved.clone()),
+        cwd: None,
+        max_bytes: Some(max_bytes),
+        token_budget: None,
+    })?;
+    let recent = store.recent_memories(only, if compact { 10 } else { 20 })?;
+    if sessions.is_empty() && prompts.is_empty() && recent.is_empty() {
+        return Ok((
+            "No previous session memories found.".into(),
+            Some(resolved),
+            false,
+        ));
+    }
+    let mut t = String::from("## Memory from Previous Sessions\n");
+    if !sessions.is_empty() {
+        t.push_str("\n### Recent Sessions\n");
+        for s in &sessions {
+            let n = store.session_memory_count(&s.id)?;
+            t.push_str(&format!(
+                "- **{}** ({}): {} [{n} observations]\n",
+                s.room,
+                engram_core::time::format(s.started_at),
+                preview(s.summary.as_deref().unwrap_or("(no summary)"), preview_len)
+            ));
+        }
+    }
+    if !prompts.is_empty() {
+        t.push_str("\n### Recent User Prompts\n");
+        for p in &prompts {
+            t.push_str(&format!(
+                "- {}: {}\n",
+                engram_core::time::format(p.created_at),
+                preview(&p.content, preview_len)
+            ));
+        }
+    }
+    t.push_str("\n### Recent Observations\n");
+    if compact || b.text.trim().is_empty() {
+        for m in &recent {
+            t.push_str(&format!(
+                "- [{}] **{}**: {}\n",
+                c_type(m),
+                title_of(m),
+                preview(&m.content, if compact { 120 } else { 300 })
+            ));
+        }
+    } else {
+        t.push_str(&b.text);
+        if !b.text.ends_with('\n') {
+            t.push('\n');
+        }
+    }
+    let rooms = store.rooms()?;
+    let memories: u64 = rooms.iter().map(|r| r.memories).sum();
+    let all_sessions: u64 = rooms.iter().map(|r| r.sessions).sum();
+    let names: Vec<&str> = rooms.iter().map(|r| r.name.as_str()).collect();
+    let footer = format!(
+        "\n---\nMemory stats: {all_sessions} sessions, {memories} observations across projects: {}",
+        names.join(", ")
+    );
+    let mut truncated = b.truncated;
+    let room_for_footer = max_bytes.saturating_sub(footer.len() + "\n[truncated]".len());
+    if t.len() > room_for_footer {
+        let mut cut = room_for_footer;
+        while !t.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        t.truncate(cut);
+        t.push_str("\n[truncated]");
+        truncated = true;
+    }
+    t.push_str(&footer);
+    t.push_str(&save_nudge(store, &resolved));
+    Ok((t, Some(resolved), truncated))
+}
+
+fn mem_context(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: ContextArgs = parse(args)?;
+    let room = a.project.room(ctx)?;
+    let (text, project, truncated) = c_context(
+        ctx.store,
+        room,
+        a.project.dir(),
+        a.compact.unwrap_or(false),
+        a.max_bytes.unwrap_or(16 * 1024),
+    )?;
+    Ok(json!({ "project": project, "result": text, "truncated": truncated }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionSummaryArgs {
+    /// Goal, discoveries, accomplished, next steps, relevant files.
+    pub content: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub project: Project,
+    #[serde(flatten)]
+    pub choice: Choice,
+}
+
+fn mem_session_summary(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SessionSummaryArgs = parse(args)?;
+    a.choice.check(&a.project)?;
+    let room = a.project.write_room(ctx)?;
+    let out = ctx.store.remember(RememberRequest {
+        content: a.content,
+        title: Some(format!("Session summary: {room}")),
+        kind: Some(Kind::Episode),
+        importance: Some(0.6),
+        room: Some(room.clone()),
+        source: ctx.source(None),
+        session_id: a.session_id,
+        metadata: Some(json!({ "c_type": "session_summary" })),
+        ..Default::default()
+    })?;
+    Ok(
+        json!({ "project": room, "result": format!("Session summary saved for project {room:?}"), "id": out.id }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionStartArgs {
+    pub id: String,
+    #[serde(flatten)]
+    pub project: Project,
+}
+
+fn mem_session_start(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SessionStartArgs = parse(args)?;
+    let room = a.project.room(ctx)?;
+    let dir = a.project.dir().map(|p| p.to_string_lossy().into_owned());
+    let origin = Origin {
+        room,
+        cwd: a.project.dir(),
+        session_id: None,
+        source: ctx.source(None),
+    };
+    let s = ctx.store.session_start(&a.id, &origin, dir.as_deref())?;
+    Ok(
+        json!({ "project": s.room, "result": format!("Session {:?} started for project {:?}", s.id, s.room) }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionEndArgs {
+    pub id: String,
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Ignored, as in seed C.
+    #[serde(default, rename = "project")]
+    pub _project: Option<String>,
+}
+
+fn mem_session_end(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
+    let a: SessionEndArgs = parse(args)?;
+    let s = ctx.store.session_end(&a.id, a.summary.as_deref())?;
+    Ok(json!({ "project": s.room, "result": format!("Session {:?} completed", s.id) }))
+}
+
+/// This file's tools, for [`super::tools`].
+pub(super) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "mem_context",
+            title: "Session context",
+            description: "The context a new session starts from: pinned memories, last handoff, active work, recent failures, strongest memories.",
+            hints: READ,
+            schema: schema_of::<ContextArgs>,
+            call: mem_context,
+        },
+        ToolSpec {
+            name: "mem_session_summary",
+            title: "Session summary",
+            description: "Save the session's summary: goal, discoveries, what was done, next steps, relevant files.",
+            hints: WRITE,
+            schema: schema_of::<SessionSummaryArgs>,
+            call: mem_session_summary,
+        },
+        ToolSpec {
+            name: "mem_session_start",
+            title: "Start session",
+            description: "Register a session and its directory.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<SessionStartArgs>,
+            call: mem_session_start,
+        },
+        ToolSpec {
+            name: "mem_session_end",
+            title: "End session",
+            description: "Mark a session completed, with an optional summary.",
+            hints: WRITE_IDEMPOTENT,
+            schema: schema_of::<SessionEndArgs>,
+            call: mem_session_end,
+        },
+    ]
+}

@@ -1,0 +1,268 @@
+//! Seed C's `mem_*` tools (profile `compat-c`): C's names, integer ids, required fields and
+//! text results (with the structured fields beside them), over the same store methods.
+//! C's `project` is engram's room; `scope: personal` is the shared `common` room.
+
+use crate::compat_a::rename_id;
+use crate::tools::*;
+use engram_core::memory::IdRef;
+use engram_core::{Kind, Memory};
+use engram_store::hub::{ContextRequest, Origin};
+use engram_store::{MemoryUpdate, RecallRequest, RememberAction, RememberRequest};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+mod context;
+mod manage;
+mod save;
+mod search;
+
+pub use context::ContextArgs;
+pub(crate) use context::c_context;
+pub use context::{SessionEndArgs, SessionStartArgs, SessionSummaryArgs};
+pub use manage::{
+    CompareArgs, CurrentProjectArgs, DeleteArgs, DoctorArgs, MergeProjectsArgs, NoArgs, ReviewArgs,
+    StatsArgs,
+};
+pub use save::{PassiveArgs, SaveArgs, SavePromptArgs, SuggestArgs, UpdateArgs};
+pub use search::{GetArgs, SearchArgs, TimelineArgs};
+
+/// C's agent tools that engram serves, then its admin tools.
+pub const PROFILE: &[&str] = &[
+    "mem_save",
+    "mem_search",
+    "mem_context",
+    "mem_session_summary",
+    "mem_session_start",
+    "mem_session_end",
+    "mem_get_observation",
+    "mem_suggest_topic_key",
+    "mem_capture_passive",
+    "mem_update",
+    "mem_current_project",
+    "mem_pin",
+    "mem_unpin",
+    "mem_delete",
+    "mem_stats",
+    "mem_timeline",
+    "mem_save_prompt",
+    "mem_list_projects",
+    "mem_judge",
+    "mem_compare",
+    "mem_review",
+    "mem_merge_projects",
+    "mem_doctor",
+];
+
+/// C's project and scope, and the caller's directory.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Project {
+    /// The project (engram's room). Defaults to the project of `cwd`/`directory`.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// `project` (default), or `personal` / `global` (shared across projects).
+    #[serde(default)]
+    pub scope: Option<String>,
+    /// The caller's working directory.
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// The caller's working directory (C's name for `cwd`).
+    #[serde(default)]
+    pub directory: Option<PathBuf>,
+}
+
+/// C's answer when a directory holds several repositories and no project was named.
+pub(crate) const AMBIGUOUS: &str = "ambiguous";
+
+impl Project {
+    /// `cwd`, else `directory`.
+    pub fn dir(&self) -> Option<PathBuf> {
+        self.cwd.clone().or_else(|| self.directory.clone())
+    }
+
+    fn room(&self, ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
+        match self.scope.as_deref().map(str::trim) {
+            None | Some("") | Some("project") => Ok(ctx.room(self.project.clone(), &self.dir())),
+            Some("personal") | Some("global") => Ok(Some(engram_core::room::COMMON.to_string())),
+            Some(other) => Err(ToolError::field(
+                "scope",
+                format!("{other:?} is not a scope; use project, personal or global"),
+            )),
+        }
+    }
+
+    /// The resolved room and where it came from; a directory holding several repositories
+    /// (and no project of its own) is `("", "ambiguous")`, one repository is that one.
+    fn resolve(&self, ctx: &Ctx<'_>) -> Result<(String, String), ToolError> {
+        let room = self.room(ctx)?;
+        let dir = self.dir();
+        let (r, src) =
+            engram_store::rooms::resolve(ctx.store.config(), room.as_deref(), dir.as_deref())?;
+        if src == engram_store::rooms::RoomSource::Default
+            && let Some(d) = &dir
+        {
+            let children = engram_store::rooms::git_children(d);
+            match children.len() {
+                0 => {}
+                1 => {
+                    return Ok((
+                        engram_core::room::normalize_room(&children[0])?,
+                        "git_child".into(),
+                    ));
+                }
+                _ => return Ok((String::new(), AMBIGUOUS.into())),
+            }
+        }
+        Ok((r, json!(src).as_str().unwrap_or("default").to_string()))
+    }
+
+    /// The room a write goes to. Refused, as C refuses, when the directory is ambiguous
+    /// and no project was named: C's `ambiguous_project` error, listing the choices.
+    fn write_room(&self, ctx: &Ctx<'_>) -> Result<String, ToolError> {
+        let (room, src) = self.resolve(ctx)?;
+        if src != AMBIGUOUS {
+            return Ok(room);
+        }
+        let choices = self
+            .dir()
+            .map(|d| engram_store::rooms::git_children(&d))
+            .unwrap_or_default();
+        Err(ToolError {
+            field: Some("project".into()),
+            message: json!({
+                "error_code": "ambiguous_project",
+                "message": "this directory holds several repositories; name the project to write to",
+                "available_projects": choices,
+                "hint": "ask the user which project, then call again with project set to it and project_choice_reason: user_selected_after_ambiguous_project",
+            })
+            .to_string(),
+        })
+    }
+}
+
+/// C's fields for recovering from an ambiguous project; the choice itself is `project`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct Choice {
+    /// `user_selected_after_ambiguous_project` when `project` is the user's choice.
+    #[serde(default)]
+    pub project_choice_reason: Option<String>,
+    /// Accepted from C's error for its callers; engram needs only `project`.
+    #[serde(default, rename = "recovery_token")]
+    pub _recovery_token: Option<String>,
+}
+
+impl Choice {
+    /// C accepts one reason, and only with a project named.
+    fn check(&self, project: &Project) -> Result<(), ToolError> {
+        match self.project_choice_reason.as_deref() {
+            None => Ok(()),
+            Some("user_selected_after_ambiguous_project") if project.project.is_some() => Ok(()),
+            Some("user_selected_after_ambiguous_project") => Err(ToolError::field(
+                "project",
+                "project_choice_reason needs the project the user chose",
+            )),
+            Some(other) => Err(ToolError::field(
+                "project_choice_reason",
+                format!("{other:?} is not a reason; use user_selected_after_ambiguous_project"),
+            )),
+        }
+    }
+}
+
+fn scope_of(m: &Memory) -> &'static str {
+    if m.room == engram_core::room::COMMON {
+        "personal"
+    } else {
+        "project"
+    }
+}
+
+/// C's free-form `type` as an engram kind: a kind or a known alias, else `fact` (the type
+/// itself is kept in `metadata.c_type` and shown back).
+fn kind_of_type(t: &str) -> Kind {
+    Kind::parse(t).unwrap_or(Kind::Fact)
+}
+
+/// C's type as C's user wrote it: saved through compat-c (`c_type`) or imported from C's
+/// database (`c.type`), else engram's kind.
+fn c_type(m: &Memory) -> String {
+    m.metadata
+        .get("c_type")
+        .or_else(|| m.metadata.get("c").and_then(|c| c.get("type")))
+        .and_then(|t| t.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| m.kind.to_string())
+}
+
+fn title_of(m: &Memory) -> String {
+    m.title
+        .clone()
+        .unwrap_or_else(|| m.content.chars().take(60).collect())
+}
+
+/// One memory as C's observation JSON (its HTTP lists).
+pub(crate) fn observation_json(m: &Memory) -> Value {
+    json!({
+        "id": m.id,
+        "sync_id": m.uid,
+        "session_id": m.session_id,
+        "type": c_type(m),
+        "title": title_of(m),
+        "content": m.content,
+        "project": m.room,
+        "scope": scope_of(m),
+        "topic_key": m.topic_key,
+        "pinned": m.pinned,
+        "created_at": engram_core::time::format(m.created_at),
+        "updated_at": engram_core::time::format(m.updated_at),
+    })
+}
+
+/// C's nudge when the project's open session has gone ten minutes without a save (empty
+/// when it has not, or the store cannot say).
+fn save_nudge(store: &engram_store::Store, room: &str) -> String {
+    store
+        .room_activity(room)
+        .ok()
+        .and_then(|(started, last)| {
+            engram_core::activity::save_nudge_minutes(store.now(), started, last)
+        })
+        .map(engram_core::activity::save_nudge_text)
+        .unwrap_or_default()
+}
+
+/// What C tells an agent right after its context was compacted.
+pub(crate) fn compaction_instruction(project: &str) -> String {
+    format!(
+        "FIRST ACTION REQUIRED: Call mem_session_summary with the content of the compacted summary above. Use project: '{project}'."
+    )
+}
+
+fn preview(s: &str, n: usize) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > n {
+        format!("{}…", flat.chars().take(n).collect::<String>())
+    } else {
+        flat
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IdArg {
+    /// The memory's integer id.
+    pub id: i64,
+}
+
+fn id_ref(id: i64) -> Result<IdRef, ToolError> {
+    IdRef::parse(&id.to_string()).map_err(|e| ToolError::field("id", e.message))
+}
+
+/// Every `mem_*` tool (the order of `tools/list` comes from [`PROFILE`]).
+pub fn tools() -> Vec<ToolSpec> {
+    let mut all = save::tools();
+    all.extend(search::tools());
+    all.extend(context::tools());
+    all.extend(manage::tools());
+    all
+}

@@ -1,0 +1,146 @@
+//! The servers' wiring: `engram mcp`, `engram serve`, `engram ui` and bare `engram`. The
+//! server itself is `engram_mcp`'s; here it gets the store opener, the `doctor` report,
+//! the embedding model (loaded on a background thread: `initialize` never waits for it),
+//! the maintenance thread and a tokio runtime.
+
+use crate::cli::Cli;
+use engram_mcp::environment::{env_project, home, load_config};
+use engram_mcp::{Opener, Shared};
+use engram_store::settings::Home;
+
+/// Bare `engram`: help on a terminal; otherwise a client started it with no arguments
+/// (seed A's client line is `{"command": "engram"}`), so serve MCP over stdio with the
+/// profile [`bare_profile`] picks.
+pub fn bare() -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        use clap::CommandFactory;
+        Cli::command().print_help()?;
+        println!();
+        return Ok(());
+    }
+    let home = home()?;
+    let profile = bare_profile(&load_config(&home)?.tools, &home);
+    run_server(profile, env_project(), None, None)
+}
+
+/// The profile a bare `engram` serves: the `tools` setting (`ENGRAM_TOOLS`) when set,
+/// else `compat-a` when seed A's data sits in the home (`memories.duckdb`, `graph.json`:
+/// A kept them in `~/.engram` too), else `core`.
+fn bare_profile(configured: &str, home: &Home) -> String {
+    let configured = configured.trim();
+    if !configured.is_empty() {
+        return configured.to_string();
+    }
+    let a_data = ["memories.duckdb", "graph.json"]
+        .iter()
+        .any(|f| home.root.join(f).exists());
+    if a_data { "compat-a" } else { "core" }.to_string()
+}
+
+/// The `doctor` tool's report: the same rows as `engram doctor`; `ok` is false when any
+/// row is NG.
+fn doctor_report() -> serde_json::Value {
+    let rows = crate::doctor::rows();
+    let ok = rows.iter().all(|r| r.status != crate::doctor::Status::Ng);
+    serde_json::json!({ "ok": ok, "status": if ok { "ok" } else { "error" }, "rows": rows })
+}
+
+/// `engram serve`: the address from `--addr`, else `ENGRAM_PORT`, else the default.
+pub fn serve(a: crate::cli::ServeArgs) -> anyhow::Result<()> {
+    let port = std::env::var("ENGRAM_PORT").ok();
+    let addr = crate::cli::serve_addr(a.addr.as_deref(), port.as_deref())
+        .map_err(|e| anyhow::anyhow!("serve: {e}"))?;
+    run_server(a.tools, a.room.or_else(env_project), Some(addr), None)
+}
+
+/// Starts the model loader: `initialize` and the first calls never wait for it.
+fn load_model_in_background(shared: std::sync::Arc<Shared>) -> anyhow::Result<()> {
+    let home = home()?;
+    let config = load_config(&home)?;
+    std::thread::spawn(move || match crate::models::load(&home, &config) {
+        Ok(Some(e)) => shared.install_embedder(e),
+        Ok(None) => {
+            tracing::info!("no embedding model installed; recall is lexical");
+            shared
+                .model_unavailable("no embedding model is installed (`engram model pull`)".into());
+        }
+        Err(e) => {
+            tracing::warn!("{e:#}; recall is lexical");
+            shared.model_unavailable(format!("the embedding model did not load: {e:#}"));
+        }
+    });
+    Ok(())
+}
+
+/// Runs the MCP server. Logs go to stderr (level from ENGRAM_LOG, default warn); stdout is
+/// JSON-RPC only. The store opens on the first tool call.
+pub fn run_server(
+    profile: String,
+    room: Option<String>,
+    http: Option<std::net::SocketAddr>,
+    ui: Option<bool>,
+) -> anyhow::Result<()> {
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("ENGRAM_LOG").unwrap_or_else(|_| "warn".into());
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
+    if let Some(r) = &room {
+        engram_core::room::normalize_room(r)?;
+    }
+    let token = load_config(&home()?)?.http_token;
+    let opener: Opener = std::sync::Arc::new(crate::open::open_store);
+    let shared = Shared::new(opener, Some(doctor_report), &profile, room)?;
+    load_model_in_background(shared.clone())?;
+    // Maintenance in the background, after the model has had time to load.
+    {
+        let shared = shared.clone();
+        std::thread::spawn(move || shared.maintenance_loop(std::time::Duration::from_secs(30)));
+    }
+    if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        eprintln!(
+            "engram: MCP server on stdio ({} tools), waiting for a client. Register `engram mcp` with your agent (see README); Ctrl-D quits.",
+            shared.tool_names().len()
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        match http {
+            None => engram_mcp::stdio::serve(shared).await,
+            Some(addr) => {
+                engram_mcp::http::serve_then(shared, addr, Some(token), |bound| {
+                    if let Some(open) = ui {
+                        announce_ui(bound, open)
+                    }
+                })
+                .await
+            }
+        }
+    })
+}
+
+/// `engram ui`: prints the UI's address on stdout and, unless `--no-open`, asks the
+/// desktop to open it (a machine without a browser just keeps the printed address).
+fn announce_ui(bound: std::net::SocketAddr, open: bool) {
+    let url = format!("http://{bound}/ui/");
+    println!("{url}");
+    if !open {
+        return;
+    }
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let _ = std::process::Command::new(opener)
+        .arg(&url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+}
