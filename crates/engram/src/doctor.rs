@@ -62,7 +62,7 @@ pub fn rows() -> Vec<Row> {
     }
     seed_a_row(&mut rows, &home);
     perf_rows(&mut rows, &home);
-    let log = home.root.join("logs").join("hooks.log");
+    let log = home.logs().join("hooks.log");
     if let Ok(text) = std::fs::read_to_string(&log) {
         let last = text.lines().last().unwrap_or("");
         row(
@@ -238,27 +238,9 @@ fn count_md(dir: &Path) -> u64 {
     n
 }
 
-/// The vault folder the configuration names, as the store resolves it (relative to the
-/// folder of the database), or `None` with `vault = "off"`.
-fn vault_dir(home: &Home, config: &engram_core::Config) -> Option<std::path::PathBuf> {
-    if config.vault == engram_core::config::Switch::Off {
-        return None;
-    }
-    let base = home
-        .db_path()
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let dir = config.vault_dir.trim();
-    Some(if dir.is_empty() {
-        base.join("memories")
-    } else {
-        base.join(dir)
-    })
-}
-
 fn vault_row(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config, live: Option<u64>) {
-    let Some(dir) = vault_dir(home, config) else {
+    // The same rule the store follows (`Home::vault`): `vault_dir`, else `memories/`.
+    let Some(dir) = home.vault(config) else {
         row(
             rows,
             "vault",
@@ -538,7 +520,7 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
 /// Seed A left `memories.duckdb` (and `graph.json`) in the same `~/.engram`: say so, with
 /// the exact commands that bring the memories in (informational: never NG).
 fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
-    let duck = home.root.join("memories.duckdb");
+    let [duck, _graph] = home.seed_a_files();
     if !duck.exists() {
         return;
     }

@@ -11,11 +11,12 @@
 //! - `a-jsonl`: seed A's DuckDB `memories` table written as JSON lines (`COPY memories TO
 //!   'a.jsonl'` in the duckdb CLI); engram does not link DuckDB itself.
 
-use crate::transfer::{
+use crate::files::frontmatter;
+use crate::files::transfer::{
     Batch, ImportedMemory, JudgmentRow, LinkRow, PromptRow, SessionRow, blank_memory, derived_uid,
 };
-use crate::vault::{self, parse_kind};
-use crate::{Error, Result, frontmatter};
+use crate::files::vault::{self, parse_kind};
+use crate::{Error, Result};
 use engram_core::{Kind, LinkKind, Millis, Tier, room, time};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -62,7 +63,7 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
     let mut batch = match source {
         Source::Engram => {
             let f = open(path)?;
-            crate::transfer::read_jsonl(&mut std::io::BufReader::new(f))?
+            crate::files::transfer::read_jsonl(&mut std::io::BufReader::new(f))?
         }
         Source::B => read_b(path, now)?,
         Source::CDb => read_c_db(path, now)?,
@@ -74,14 +75,14 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
         Source::McpMemory => {
             let f = open(path)?;
             read_mcp_memory(
-                crate::transfer::capped_lines(&mut std::io::BufReader::new(f)),
+                crate::files::transfer::capped_lines(&mut std::io::BufReader::new(f)),
                 now,
             )?
         }
         Source::AJsonl => {
             let f = open(path)?;
             read_a_jsonl(
-                crate::transfer::capped_lines(&mut std::io::BufReader::new(f)),
+                crate::files::transfer::capped_lines(&mut std::io::BufReader::new(f)),
                 now,
             )?
         }
