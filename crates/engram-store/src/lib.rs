@@ -9,17 +9,14 @@
 
 #[cfg(feature = "ann")]
 mod ann;
-pub mod backup;
 pub mod browse;
 mod db;
 mod engine;
 mod error;
 pub mod evidence;
-pub mod frontmatter;
-pub mod fsutil;
+pub mod files;
 pub mod health;
 pub mod hub;
-pub mod importers;
 pub mod maintain;
 mod ops;
 mod parts;
@@ -28,15 +25,13 @@ pub mod recent;
 pub mod resolution;
 pub mod rooms;
 mod search;
-mod seed_b_config;
 pub mod seed_c;
-pub mod settings;
 mod store;
-pub mod transfer;
-pub mod vault;
 mod vectors;
 
 pub use error::{Error, Result};
+// The file modules keep the paths they had before `files/` gathered them.
+pub use files::{backup, frontmatter, fsutil, importers, settings, transfer, vault};
 pub use hub::{
     Briefing, ContextRequest, EngineeringStats, FailureRequest, HandoffRequest, Origin, Outcome,
     ProgressRequest, SessionInfo, SessionOutcome,

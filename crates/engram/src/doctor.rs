@@ -62,7 +62,7 @@ pub fn rows() -> Vec<Row> {
     }
     seed_a_row(&mut rows, &home);
     perf_rows(&mut rows, &home);
-    let log = home.root.join("logs").join("hooks.log");
+    let log = home.logs().join("hooks.log");
     if let Ok(text) = std::fs::read_to_string(&log) {
         let last = text.lines().last().unwrap_or("");
         row(
@@ -238,27 +238,9 @@ fn count_md(dir: &Path) -> u64 {
     n
 }
 
-/// The vault folder the configuration names, as the store resolves it (relative to the
-/// folder of the database), or `None` with `vault = "off"`.
-fn vault_dir(home: &Home, config: &engram_core::Config) -> Option<std::path::PathBuf> {
-    if config.vault == engram_core::config::Switch::Off {
-        return None;
-    }
-    let base = home
-        .db_path()
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let dir = config.vault_dir.trim();
-    Some(if dir.is_empty() {
-        base.join("memories")
-    } else {
-        base.join(dir)
-    })
-}
-
 fn vault_row(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config, live: Option<u64>) {
-    let Some(dir) = vault_dir(home, config) else {
+    // The same rule the store follows (`Home::vault`): `vault_dir`, else `memories/`.
+    let Some(dir) = home.vault(config) else {
         row(
             rows,
             "vault",
@@ -404,9 +386,36 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
         row(rows, name, Status::Na, "not installed");
         return;
     }
-    // MCP registration.
+    mcp_row(rows, c, &mcp_path, text.as_deref());
+    if let Some(path) = c.hooks_file(home) {
+        hooks_row(rows, c, &path);
+    }
+    if let Some(path) = c.instructions_file(home) {
+        let has = std::fs::read_to_string(&path)
+            .is_ok_and(|t| t.contains(edit::BEGIN) && t.contains(edit::END));
+        if has {
+            row(
+                rows,
+                format!("{name}: instructions"),
+                Status::Ok,
+                format!("memory protocol in {}", path.display()),
+            );
+        } else {
+            row(
+                rows,
+                format!("{name}: instructions"),
+                Status::Na,
+                format!("no memory protocol in {}", path.display()),
+            );
+        }
+    }
+}
+
+/// Whether the client's MCP entry names engram at a path that exists.
+fn mcp_row(rows: &mut Vec<Row>, c: Client, mcp_path: &Path, text: Option<&str>) {
+    let name = c.name();
     let command: Result<Option<String>, String> = match c {
-        Client::Codex => match text.as_deref().unwrap_or("").parse::<toml::Table>() {
+        Client::Codex => match text.unwrap_or("").parse::<toml::Table>() {
             Ok(t) => Ok(t
                 .get("mcp_servers")
                 .and_then(|s| s.get("engram"))
@@ -415,7 +424,7 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
                 .map(str::to_string)),
             Err(e) => Err(format!("{} does not parse: {e}", mcp_path.display())),
         },
-        _ => match edit::parse_json(text.as_deref()) {
+        _ => match edit::parse_json(text) {
             Ok(doc) => Ok(doc
                 .get("mcpServers")
                 .and_then(|s| s.get("engram"))
@@ -449,88 +458,71 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
             ),
         ),
     }
-    // Hooks.
-    if let Some(path) = c.hooks_file(home) {
-        let text = std::fs::read_to_string(&path).ok();
-        match edit::parse_json(text.as_deref()) {
-            Err(e) => row(
-                rows,
-                format!("{name}: hooks"),
-                Status::Ng,
-                format!("{}: {e:#}", path.display()),
-            ),
-            Ok(doc) => {
-                let mut present = Vec::new();
-                let mut stale = Vec::new();
-                for (event, _, _) in c.hook_events() {
-                    let cmds: Vec<String> = doc
-                        .get("hooks")
-                        .and_then(|h| h.get(*event))
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-                        .flatten()
-                        .filter_map(|h| h.get("command").and_then(Value::as_str))
-                        .filter(|c| edit::is_our_hook(c))
-                        .map(str::to_string)
-                        .collect();
-                    if let Some(cmd) = cmds.first() {
-                        present.push(*event);
-                        if !command_exists(&hook_program(cmd)) {
-                            stale.push(format!("{event} → {}", hook_program(cmd)));
-                        }
+}
+
+/// Whether each of the client's hook events runs engram at a path that exists.
+fn hooks_row(rows: &mut Vec<Row>, c: Client, path: &Path) {
+    let name = c.name();
+    let text = std::fs::read_to_string(path).ok();
+    match edit::parse_json(text.as_deref()) {
+        Err(e) => row(
+            rows,
+            format!("{name}: hooks"),
+            Status::Ng,
+            format!("{}: {e:#}", path.display()),
+        ),
+        Ok(doc) => {
+            let mut present = Vec::new();
+            let mut stale = Vec::new();
+            for (event, _, _) in c.hook_events() {
+                let cmds: Vec<String> = doc
+                    .get("hooks")
+                    .and_then(|h| h.get(*event))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(|h| h.get("command").and_then(Value::as_str))
+                    .filter(|c| edit::is_our_hook(c))
+                    .map(str::to_string)
+                    .collect();
+                if let Some(cmd) = cmds.first() {
+                    present.push(*event);
+                    if !command_exists(&hook_program(cmd)) {
+                        stale.push(format!("{event} → {}", hook_program(cmd)));
                     }
                 }
-                let all = c.hook_events().len();
-                if !stale.is_empty() {
-                    row(
-                        rows,
-                        format!("{name}: hooks"),
-                        Status::Ng,
-                        format!("stale path: {} (run `engram setup`)", stale.join(", ")),
-                    );
-                } else if present.is_empty() {
-                    row(rows, format!("{name}: hooks"), Status::Na, "not installed");
-                } else if present.len() < all {
-                    row(
-                        rows,
-                        format!("{name}: hooks"),
-                        Status::Ng,
-                        format!(
-                            "only {} of {all} in {} (run `engram setup`)",
-                            present.join(", "),
-                            path.display()
-                        ),
-                    );
-                } else {
-                    row(
-                        rows,
-                        format!("{name}: hooks"),
-                        Status::Ok,
-                        format!("{} in {}", present.join(", "), path.display()),
-                    );
-                }
             }
-        }
-    }
-    if let Some(path) = c.instructions_file(home) {
-        let has = std::fs::read_to_string(&path)
-            .is_ok_and(|t| t.contains(edit::BEGIN) && t.contains(edit::END));
-        if has {
-            row(
-                rows,
-                format!("{name}: instructions"),
-                Status::Ok,
-                format!("memory protocol in {}", path.display()),
-            );
-        } else {
-            row(
-                rows,
-                format!("{name}: instructions"),
-                Status::Na,
-                format!("no memory protocol in {}", path.display()),
-            );
+            let all = c.hook_events().len();
+            if !stale.is_empty() {
+                row(
+                    rows,
+                    format!("{name}: hooks"),
+                    Status::Ng,
+                    format!("stale path: {} (run `engram setup`)", stale.join(", ")),
+                );
+            } else if present.is_empty() {
+                row(rows, format!("{name}: hooks"), Status::Na, "not installed");
+            } else if present.len() < all {
+                row(
+                    rows,
+                    format!("{name}: hooks"),
+                    Status::Ng,
+                    format!(
+                        "only {} of {all} in {} (run `engram setup`)",
+                        present.join(", "),
+                        path.display()
+                    ),
+                );
+            } else {
+                row(
+                    rows,
+                    format!("{name}: hooks"),
+                    Status::Ok,
+                    format!("{} in {}", present.join(", "), path.display()),
+                );
+            }
         }
     }
 }
@@ -538,7 +530,7 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
 /// Seed A left `memories.duckdb` (and `graph.json`) in the same `~/.engram`: say so, with
 /// the exact commands that bring the memories in (informational: never NG).
 fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
-    let duck = home.root.join("memories.duckdb");
+    let [duck, _graph] = home.seed_a_files();
     if !duck.exists() {
         return;
     }

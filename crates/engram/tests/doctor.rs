@@ -167,6 +167,22 @@ fn doctor_reads_the_configured_vault_folder_and_vault_off() {
     assert_eq!(s, "OK", "{detail}");
     assert!(detail.contains("2 files"), "{detail}");
     assert!(md_files(&moved.root.join("notes")) == 2);
+
+    // An absolute `vault_dir` outside the home, with stray files where the default vault
+    // would be: doctor counts the configured folder, as the store writes it.
+    let outside = tempfile::tempdir().unwrap();
+    let vault = outside.path().join("team-notes");
+    let away = Home::new(&format!("vault_dir = \"{}\"\n", vault.display()));
+    std::fs::create_dir_all(away.root.join("memories")).unwrap();
+    for i in 0..3 {
+        std::fs::write(away.root.join("memories").join(format!("stray{i}.md")), "x").unwrap();
+    }
+    away.remember("The vault lives outside the home", &[]);
+    let d = assert_green(&away, "absolute vault_dir");
+    let (s, detail) = status(&d, "vault");
+    assert_eq!(s, "OK", "{detail}");
+    assert!(detail.contains("1 files for 1 memories"), "{detail}");
+    assert_eq!(md_files(&vault), 1);
 }
 
 fn md_files(dir: &Path) -> usize {

@@ -1,7 +1,8 @@
 //! Files written so that a crash never leaves half of one, readable by their owner only.
 //!
-//! [`write_atomic`] is how anything but SQLite writes a file under `ENGRAM_HOME` (vault
-//! Markdown, exports, backup manifests): the bytes go to a temporary file in the same
+//! [`write_atomic`] (and [`write_atomic_with`] for streamed content or a file that is not
+//! ours) is how anything but SQLite writes a file (vault Markdown, exports, backup
+//! manifests, the HNSW index's pointer, hooks state, agents' settings): the bytes go to a temporary file in the same
 //! directory, are synced, and are renamed over the target, then the directory is synced.
 //! A reader (or a restart after `kill -9` or a power cut) sees the old file or the new one,
 //! never a mix.
@@ -15,10 +16,32 @@ pub const PRIVATE_FILE_MODE: u32 = 0o600;
 /// Permission bits of every directory engram creates.
 pub const PRIVATE_DIR_MODE: u32 = 0o700;
 
+/// Who may read a file that [`write_atomic_with`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Owner only (0600): everything engram owns under `ENGRAM_HOME`.
+    Private,
+    /// The replaced file's permission bits, or the process default for a new file: files
+    /// that belong to someone else (an agent's settings that `engram setup` edits).
+    KeepExisting,
+}
+
 /// Writes `bytes` to `path` atomically and durably, mode 0600. The parent directory must
 /// exist. A leftover temporary file from an interrupted write (`.NAME.tmp-*`) is harmless
 /// and is never read as the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, Mode::Private, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] for content produced as it is written (an export streamed into the
+/// file) and for either [`Mode`]: `fill` writes into a buffered temporary file in the
+/// target's folder, which is then synced, renamed over `path`, and the folder synced. If
+/// `fill` or any step fails, the temporary file is removed and `path` is untouched.
+pub fn write_atomic_with<T, E: From<io::Error>>(
+    path: &Path,
+    mode: Mode,
+    fill: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+) -> Result<T, E> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -27,25 +50,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
     let mut attempt = 0u32;
-    let (tmp, mut file) = loop {
+    let (tmp, file) = loop {
         let tmp = dir.join(format!(
             ".{}.tmp-{}-{}",
             name.to_string_lossy(),
             std::process::id(),
             unique()
         ));
-        match create_private(&tmp) {
+        let created = match mode {
+            Mode::Private => create_private(&tmp),
+            Mode::KeepExisting => OpenOptions::new().write(true).create_new(true).open(&tmp),
+        };
+        match created {
             Ok(f) => break (tmp, f),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     };
     let result = (|| {
-        file.write_all(bytes)?;
+        let mut w = io::BufWriter::new(file);
+        let value = fill(&mut w)?;
+        let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         drop(file);
+        if mode == Mode::KeepExisting
+            && let Ok(meta) = fs::metadata(path)
+        {
+            fs::set_permissions(&tmp, meta.permissions())?;
+        }
         fs::rename(&tmp, path)?;
-        sync_dir(&dir)
+        sync_dir(&dir)?;
+        Ok(value)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -222,5 +257,60 @@ mod tests {
         for w in writers {
             w.join().unwrap();
         }
+    }
+
+    #[test]
+    fn streamed_write_that_fails_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("export.jsonl");
+        write_atomic(&p, b"old").unwrap();
+        let r: io::Result<()> = write_atomic_with(&p, Mode::Private, |w| {
+            w.write_all(b"half of a new file")?;
+            Err(io::Error::other("the export failed"))
+        });
+        assert!(r.is_err());
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        let n = write_atomic_with(&p, Mode::Private, |w| {
+            w.write_all(b"new")?;
+            Ok::<_, io::Error>(3)
+        })
+        .unwrap();
+        assert_eq!((n, fs::read(&p).unwrap()), (3, b"new".to_vec()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keep_existing_keeps_the_replaced_files_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        fs::write(&p, b"{}").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();
+        write_atomic_with(&p, Mode::KeepExisting, |w| w.write_all(b"{\"a\":1}")).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"{\"a\":1}");
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+    }
+
+    /// The vault's sweep of temporaries a killed process left reads the names this writes.
+    #[test]
+    fn temporary_names_carry_the_process_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        let seen = write_atomic_with(&p, Mode::Private, |_| {
+            let names: Vec<String> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            Ok::<_, io::Error>(names)
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        let prefix = format!(".a.md.tmp-{}-", std::process::id());
+        assert!(seen[0].starts_with(&prefix), "{seen:?}");
+        assert!(seen[0][prefix.len()..].parse::<u128>().is_ok(), "{seen:?}");
     }
 }

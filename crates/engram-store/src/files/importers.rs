@@ -11,11 +11,12 @@
 //! - `a-jsonl`: seed A's DuckDB `memories` table written as JSON lines (`COPY memories TO
 //!   'a.jsonl'` in the duckdb CLI); engram does not link DuckDB itself.
 
-use crate::transfer::{
+use crate::files::frontmatter;
+use crate::files::transfer::{
     Batch, ImportedMemory, JudgmentRow, LinkRow, PromptRow, SessionRow, blank_memory, derived_uid,
 };
-use crate::vault::{self, parse_kind};
-use crate::{Error, Result, frontmatter};
+use crate::files::vault::{self, parse_kind};
+use crate::{Error, Result};
 use engram_core::{Kind, LinkKind, Millis, Tier, room, time};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -62,7 +63,7 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
     let mut batch = match source {
         Source::Engram => {
             let f = open(path)?;
-            crate::transfer::read_jsonl(&mut std::io::BufReader::new(f))?
+            crate::files::transfer::read_jsonl(&mut std::io::BufReader::new(f))?
         }
         Source::B => read_b(path, now)?,
         Source::CDb => read_c_db(path, now)?,
@@ -74,14 +75,14 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
         Source::McpMemory => {
             let f = open(path)?;
             read_mcp_memory(
-                crate::transfer::capped_lines(&mut std::io::BufReader::new(f)),
+                crate::files::transfer::capped_lines(&mut std::io::BufReader::new(f)),
                 now,
             )?
         }
         Source::AJsonl => {
             let f = open(path)?;
             read_a_jsonl(
-                crate::transfer::capped_lines(&mut std::io::BufReader::new(f)),
+                crate::files::transfer::capped_lines(&mut std::io::BufReader::new(f)),
                 now,
             )?
         }
@@ -324,53 +325,13 @@ pub fn read_c_value(v: &Value, now: Millis) -> Batch {
     let mut batch = Batch::default();
     let mut by_sync: HashMap<String, String> = HashMap::new();
     for o in list(v, &["observations"]) {
-        let id = o.get("id").and_then(Value::as_i64).unwrap_or(0);
-        let Some(content) = str_of(o, "content") else {
-            batch
-                .warnings
-                .push(format!("C observation {id}: no content; skipped"));
-            continue;
-        };
-        let sync_id = str_of(o, "sync_id")
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("obs-{id}"));
-        let created = time_of(o, "created_at").unwrap_or(now);
-        let uid = derived_uid(created, &format!("c:{sync_id}"));
-        let ty = str_of(o, "type").unwrap_or("manual");
-        let mut m = blank_memory(uid.clone(), content.to_string(), created);
-        m.title = str_of(o, "title").map(str::to_string);
-        m.kind = parse_kind(ty).unwrap_or(Kind::Fact);
-        m.room = room_of(str_of(o, "project"));
-        m.topic_key = str_of(o, "topic_key").map(str::to_string);
-        m.pinned = match o.get("pinned") {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Number(n)) => n.as_i64().unwrap_or(0) != 0,
-            _ => false,
-        };
-        if str_of(o, "deleted_at").is_some() {
-            m.tier = Tier::Trash;
+        match c_observation(o, now) {
+            Ok((sync_id, uid, im)) => {
+                by_sync.insert(sync_id, uid);
+                batch.memories.push(im);
+            }
+            Err(warning) => batch.warnings.push(warning),
         }
-        m.updated_at = time_of(o, "updated_at").unwrap_or(created).max(created);
-        m.session_id = str_of(o, "session_id").map(str::to_string);
-        m.source = str_of(o, "created_by").unwrap_or("engram-c").to_string();
-        m.metadata = json!({ "c": drop_nulls(json!({
-            "id": id,
-            "sync_id": sync_id,
-            "type": ty,
-            "scope": o.get("scope"),
-            "tool_name": o.get("tool_name"),
-            "revision_count": o.get("revision_count"),
-            "duplicate_count": o.get("duplicate_count"),
-            "last_seen_at": o.get("last_seen_at"),
-            "deleted_at": o.get("deleted_at"),
-        })) });
-        by_sync.insert(sync_id, uid);
-        // C's integer id is what agents quote (`#42`); keep it wherever it is free.
-        m.id = id;
-        let mut im = ImportedMemory::new(m);
-        im.keep_id = id > 0;
-        im.review_after = time_of(o, "review_after");
-        batch.memories.push(im);
     }
     for s in list(v, &["sessions"]) {
         let Some(id) = str_of(s, "id") else { continue };
@@ -399,58 +360,119 @@ pub fn read_c_value(v: &Value, now: Millis) -> Batch {
         });
     }
     for r in list(v, &["relations", "memory_relations"]) {
-        let (Some(src), Some(dst)) = (
-            str_of(r, "source_id").and_then(|s| by_sync.get(s)),
-            str_of(r, "target_id").and_then(|s| by_sync.get(s)),
-        ) else {
-            batch.warnings.push(format!(
-                "C relation {}: names an observation not in the source; skipped",
-                str_of(r, "sync_id").unwrap_or("?")
-            ));
-            continue;
-        };
-        let at = time_of(r, "created_at").unwrap_or(now);
-        let status = str_of(r, "judgment_status").unwrap_or("judged");
-        let relation = str_of(r, "relation").filter(|x| *x != "pending");
-        // Every relation is kept as C's judgment (its verdict and provenance); a pending one
-        // stays open for mem_judge, a judged one is also a link the graph follows.
-        batch.judgments.push(JudgmentRow {
-            uid: str_of(r, "sync_id").map(str::to_string).unwrap_or_else(|| {
-                format!("rel-{}", r.get("id").and_then(Value::as_i64).unwrap_or(0))
-            }),
-            src: src.clone(),
-            dst: dst.clone(),
-            relation: relation.map(str::to_string),
-            status: status.to_string(),
-            score: None,
-            reason: str_of(r, "reason").map(str::to_string),
-            evidence: str_of(r, "evidence").map(str::to_string),
-            confidence: r.get("confidence").and_then(Value::as_f64),
-            actor: str_of(r, "marked_by_actor").map(str::to_string),
-            actor_kind: str_of(r, "marked_by_kind").map(str::to_string),
-            model: str_of(r, "marked_by_model").map(str::to_string),
-            session_id: str_of(r, "session_id").map(str::to_string),
-            created_at: at,
-            updated_at: time_of(r, "updated_at").unwrap_or(at),
-        });
-        if status != "judged" || relation.is_none_or(|x| x == "not_conflict") {
-            continue;
-        }
-        batch.links.push(LinkRow {
-            src: src.clone(),
-            dst: dst.clone(),
-            kind: relation_kind(relation.unwrap_or("related")),
-            weight: r
-                .get("confidence")
-                .and_then(Value::as_f64)
-                .unwrap_or(1.0)
-                .clamp(0.0, 1.0),
-            created_at: at,
-            updated_at: time_of(r, "updated_at").unwrap_or(at),
-            note: str_of(r, "reason").map(str::to_string),
-        });
+        c_relation(r, &by_sync, now, &mut batch);
     }
     batch
+}
+
+/// One of C's observations as a memory: (its sync id, the memory's uid, the memory), or
+/// why it was skipped.
+fn c_observation(
+    o: &Map<String, Value>,
+    now: Millis,
+) -> Result<(String, String, ImportedMemory), String> {
+    let id = o.get("id").and_then(Value::as_i64).unwrap_or(0);
+    let Some(content) = str_of(o, "content") else {
+        return Err(format!("C observation {id}: no content; skipped"));
+    };
+    let sync_id = str_of(o, "sync_id")
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("obs-{id}"));
+    let created = time_of(o, "created_at").unwrap_or(now);
+    let uid = derived_uid(created, &format!("c:{sync_id}"));
+    let ty = str_of(o, "type").unwrap_or("manual");
+    let mut m = blank_memory(uid.clone(), content.to_string(), created);
+    m.title = str_of(o, "title").map(str::to_string);
+    m.kind = parse_kind(ty).unwrap_or(Kind::Fact);
+    m.room = room_of(str_of(o, "project"));
+    m.topic_key = str_of(o, "topic_key").map(str::to_string);
+    m.pinned = match o.get("pinned") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_i64().unwrap_or(0) != 0,
+        _ => false,
+    };
+    if str_of(o, "deleted_at").is_some() {
+        m.tier = Tier::Trash;
+    }
+    m.updated_at = time_of(o, "updated_at").unwrap_or(created).max(created);
+    m.session_id = str_of(o, "session_id").map(str::to_string);
+    m.source = str_of(o, "created_by").unwrap_or("engram-c").to_string();
+    m.metadata = json!({ "c": drop_nulls(json!({
+        "id": id,
+        "sync_id": sync_id,
+        "type": ty,
+        "scope": o.get("scope"),
+        "tool_name": o.get("tool_name"),
+        "revision_count": o.get("revision_count"),
+        "duplicate_count": o.get("duplicate_count"),
+        "last_seen_at": o.get("last_seen_at"),
+        "deleted_at": o.get("deleted_at"),
+    })) });
+    // C's integer id is what agents quote (`#42`); keep it wherever it is free.
+    m.id = id;
+    let mut im = ImportedMemory::new(m);
+    im.keep_id = id > 0;
+    im.review_after = time_of(o, "review_after");
+    Ok((sync_id, uid, im))
+}
+
+/// One of C's relations: always C's judgment, and a link too when it was judged.
+fn c_relation(
+    r: &Map<String, Value>,
+    by_sync: &HashMap<String, String>,
+    now: Millis,
+    batch: &mut Batch,
+) {
+    let (Some(src), Some(dst)) = (
+        str_of(r, "source_id").and_then(|s| by_sync.get(s)),
+        str_of(r, "target_id").and_then(|s| by_sync.get(s)),
+    ) else {
+        batch.warnings.push(format!(
+            "C relation {}: names an observation not in the source; skipped",
+            str_of(r, "sync_id").unwrap_or("?")
+        ));
+        return;
+    };
+    let at = time_of(r, "created_at").unwrap_or(now);
+    let status = str_of(r, "judgment_status").unwrap_or("judged");
+    let relation = str_of(r, "relation").filter(|x| *x != "pending");
+    // Every relation is kept as C's judgment (its verdict and provenance); a pending one
+    // stays open for mem_judge, a judged one is also a link the graph follows.
+    batch.judgments.push(JudgmentRow {
+        uid: str_of(r, "sync_id")
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("rel-{}", r.get("id").and_then(Value::as_i64).unwrap_or(0))),
+        src: src.clone(),
+        dst: dst.clone(),
+        relation: relation.map(str::to_string),
+        status: status.to_string(),
+        score: None,
+        reason: str_of(r, "reason").map(str::to_string),
+        evidence: str_of(r, "evidence").map(str::to_string),
+        confidence: r.get("confidence").and_then(Value::as_f64),
+        actor: str_of(r, "marked_by_actor").map(str::to_string),
+        actor_kind: str_of(r, "marked_by_kind").map(str::to_string),
+        model: str_of(r, "marked_by_model").map(str::to_string),
+        session_id: str_of(r, "session_id").map(str::to_string),
+        created_at: at,
+        updated_at: time_of(r, "updated_at").unwrap_or(at),
+    });
+    if status != "judged" || relation.is_none_or(|x| x == "not_conflict") {
+        return;
+    }
+    batch.links.push(LinkRow {
+        src: src.clone(),
+        dst: dst.clone(),
+        kind: relation_kind(relation.unwrap_or("related")),
+        weight: r
+            .get("confidence")
+            .and_then(Value::as_f64)
+            .unwrap_or(1.0)
+            .clamp(0.0, 1.0),
+        created_at: at,
+        updated_at: time_of(r, "updated_at").unwrap_or(at),
+        note: str_of(r, "reason").map(str::to_string),
+    });
 }
 
 // ---- the MCP memory server ----------------------------------------------------------

@@ -10,17 +10,18 @@
 //! store open see the restored content on their next transaction instead of a file
 //! swapped under them.
 
-use crate::{Error, Result, SCHEMA_VERSION, db, fsutil};
+use super::fsutil;
+use crate::{Error, Result, SCHEMA_VERSION, db};
 use engram_core::InputError;
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The database file's name inside a backup folder.
-pub const BACKUP_DB: &str = "engram.db";
+/// The database file's name inside a backup folder (the same as in a home).
+pub const BACKUP_DB: &str = super::home::DB_FILE;
 /// The vault folder's name, in `ENGRAM_HOME` and in a backup folder.
-pub const VAULT_DIR: &str = "memories";
+pub use super::home::VAULT_DIR;
 
 /// What a backup holds.
 #[derive(Debug, Clone, Serialize)]

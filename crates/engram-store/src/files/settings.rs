@@ -1,4 +1,4 @@
-//! Where engram keeps its files and how configuration is layered:
+//! How configuration is layered (where the files are is [`Home`]'s, re-exported here):
 //! built-in defaults < `ENGRAM_HOME/config.toml` < `ENGRAM_*` environment variables.
 //!
 //! An environment variable overrides the top-level setting of the same name in upper case
@@ -7,42 +7,9 @@
 
 use crate::{Error, Result};
 use engram_core::Config;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The files under one engram home.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Home {
-    pub root: PathBuf,
-}
-
-impl Home {
-    /// `ENGRAM_HOME` if set, else `~/.engram`.
-    pub fn from_env(engram_home: Option<&str>, user_home: Option<&str>) -> Result<Home> {
-        let root = match (
-            engram_home.filter(|s| !s.is_empty()),
-            user_home.filter(|s| !s.is_empty()),
-        ) {
-            (Some(h), _) => PathBuf::from(h),
-            (None, Some(u)) => Path::new(u).join(".engram"),
-            (None, None) => {
-                return Err(Error::Config {
-                    path: PathBuf::from("~/.engram"),
-                    message: "neither ENGRAM_HOME nor HOME is set; set ENGRAM_HOME to a directory"
-                        .into(),
-                });
-            }
-        };
-        Ok(Home { root })
-    }
-
-    pub fn db_path(&self) -> PathBuf {
-        self.root.join("engram.db")
-    }
-
-    pub fn config_path(&self) -> PathBuf {
-        self.root.join("config.toml")
-    }
-}
+pub use super::home::Home;
 
 /// Settings read, plus the keys the file or environment named that engram does not know.
 #[derive(Debug, Clone)]
@@ -92,7 +59,7 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
             let mut file: toml::Table = text
                 .parse()
                 .map_err(|e: toml::de::Error| err(e.to_string()))?;
-            seed_b_notes = crate::seed_b_config::translate(&mut file, user_home.as_deref());
+            seed_b_notes = super::seed_b_config::translate(&mut file, user_home.as_deref());
             for (k, v) in file {
                 if !known.contains(&k) {
                     unknown_keys.push(k.clone());
@@ -124,11 +91,11 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
         let Some(mut key) = name.strip_prefix("ENGRAM_").map(str::to_ascii_lowercase) else {
             continue;
         };
-        if crate::seed_b_config::ENV_IGNORED.contains(&name.as_str()) {
+        if super::seed_b_config::ENV_IGNORED.contains(&name.as_str()) {
             seed_b_notes.push(format!("{name} (seed B) has no counterpart and is ignored"));
             continue;
         }
-        if let Some((_, ours)) = crate::seed_b_config::ENV_RENAMED
+        if let Some((_, ours)) = super::seed_b_config::ENV_RENAMED
             .iter()
             .find(|(b, _)| *b == name.as_str())
         {
@@ -285,22 +252,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("quantum") || e.contains("dynamics"), "{e}");
-    }
-
-    #[test]
-    fn home_resolution() {
-        assert_eq!(
-            Home::from_env(Some("/e"), Some("/u")).unwrap().root,
-            PathBuf::from("/e")
-        );
-        assert_eq!(
-            Home::from_env(None, Some("/u")).unwrap().root,
-            PathBuf::from("/u/.engram")
-        );
-        assert_eq!(
-            Home::from_env(Some(""), Some("/u")).unwrap().root,
-            PathBuf::from("/u/.engram")
-        );
-        assert!(Home::from_env(None, None).is_err());
     }
 }

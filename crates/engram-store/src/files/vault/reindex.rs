@@ -1,0 +1,361 @@
+//! Files back into rows: [`Store::reindex_vault`] and the start-of-process check read hand
+//! edits, new, moved and deleted files (and a whole lost database) back, in one write
+//! transaction, in four passes over one [`Pass`]: read what changed, apply each file, set
+//! the links files list, then settle the files that are gone.
+
+use super::*;
+
+/// What one reindex carries from pass to pass.
+struct Pass<'a> {
+    tx: &'a Connection,
+    root: &'a Path,
+    now: Millis,
+    default_importance: f64,
+    actr: engram_core::dynamics::ActrParams,
+    report: ReindexReport,
+    /// Which uid each stem names, for links: the files engram knows, then those read now.
+    stems: HashMap<String, String>,
+    /// Uids a file holds (unchanged, or applied here): a second file with one is a copy.
+    claimed: HashSet<String>,
+    /// Memories whose file is written again from the row at the end.
+    rerender: Vec<MemoryId>,
+    /// Links each applied file lists: (source memory, file, links).
+    link_todo: Vec<(MemoryId, PathBuf, Vec<LinkRef>)>,
+}
+
+/// A file read because it changed since engram last saw it: (relative path, hash, record).
+type Changed = (String, String, FileRecord);
+
+impl Store {
+    /// [`reindex_vault`](Self::reindex_vault); with `trash_gone` false (the start-of-process
+    /// check, which also runs before read-only commands), a memory whose file is gone stays
+    /// where it is and the report counts it in `gone`: only `engram reindex` moves it.
+    pub(super) fn reindex_vault_with(
+        &mut self,
+        progress: &mut dyn FnMut(u64, u64),
+        trash_gone: bool,
+    ) -> Result<ReindexReport> {
+        let Some(root) = self.vault_dir() else {
+            return Ok(ReindexReport::default());
+        };
+        let now = self.now();
+        let default_importance = self.config.default_importance;
+        let actr = self.config.actr;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        crate::db::create_private_dir(&root)?;
+        let synced = sync_in(&tx, &root, now)?;
+        let rec = recorded(&tx)?;
+        let files = walk(&root)?;
+        let total = files.len() as u64;
+        let mut pass = Pass {
+            tx: &tx,
+            root: &root,
+            now,
+            default_importance,
+            actr,
+            report: ReindexReport {
+                synced,
+                files: files.len(),
+                ..Default::default()
+            },
+            stems: rec
+                .iter()
+                .map(|(p, r)| (stem_of(p).to_string(), r.uid.clone()))
+                .collect(),
+            claimed: HashSet::new(),
+            rerender: Vec::new(),
+            link_todo: Vec::new(),
+        };
+        let todo = pass.read_changed(&files, &rec, progress)?;
+        for (rel, hash, r) in &todo {
+            pass.apply_file(rel, hash, r)?;
+        }
+        pass.apply_links()?;
+        pass.settle_gone(&files, &rec, trash_gone)?;
+        let report = pass.finish()?;
+        progress(total, total);
+        tx.commit()?;
+        Ok(report)
+    }
+}
+
+impl Pass<'_> {
+    /// Reads the files whose size, time or hash differs from what engram recorded; the
+    /// others only claim their uid. Files that do not parse become warnings.
+    fn read_changed(
+        &mut self,
+        files: &[String],
+        rec: &HashMap<String, Recorded>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Vec<Changed>> {
+        let total = files.len() as u64;
+        let mut todo = Vec::new();
+        for (i, rel) in files.iter().enumerate() {
+            if i % 64 == 0 {
+                progress(i as u64, total);
+            }
+            let full = self.root.join(rel);
+            let meta = std::fs::metadata(&full).map_err(io_err(&full))?;
+            if let Some(r) = rec.get(rel)
+                && meta.len() as i64 == r.size
+                && mtime_ns(&meta) == r.mtime
+            {
+                self.report.unchanged += 1;
+                self.claimed.insert(r.uid.clone());
+                continue;
+            }
+            let bytes = std::fs::read(&full).map_err(io_err(&full))?;
+            let hash = sha256_hex(&bytes);
+            if let Some(r) = rec.get(rel)
+                && r.hash == hash
+            {
+                record_file(self.tx, self.root, rel, &r.uid, &hash)?;
+                self.report.unchanged += 1;
+                self.claimed.insert(r.uid.clone());
+                continue;
+            }
+            let parsed = std::str::from_utf8(&bytes)
+                .map_err(|_| ParseError::new(0, "the file is not UTF-8 text"))
+                .and_then(frontmatter::parse)
+                .and_then(|d| record_from_doc(&d));
+            match parsed {
+                Ok(r) => {
+                    if let Some(u) = &r.uid {
+                        self.stems
+                            .insert(stem_of(rel).to_string(), u.to_ascii_uppercase());
+                    }
+                    todo.push((rel.clone(), hash, r));
+                }
+                Err(e) => self.report.warnings.push(VaultWarning {
+                    path: full,
+                    line: e.line,
+                    message: format!("{}; file skipped", e.message),
+                }),
+            }
+        }
+        Ok(todo)
+    }
+
+    /// Applies one changed file: an edit updates its memory, a uid the store lacks is
+    /// restored, a file with no uid (or a uid another file holds: a copy) is a new memory.
+    fn apply_file(&mut self, rel: &str, hash: &str, r: &FileRecord) -> Result<()> {
+        let full = self.root.join(rel);
+        let in_trash = rel.starts_with(&format!("{TRASH_DIR}/"));
+        let uid = r
+            .uid
+            .as_ref()
+            .map(|u| u.trim().to_ascii_uppercase())
+            .filter(|u| ulid::Ulid::from_string(u).is_ok())
+            .filter(|u| !self.claimed.contains(u));
+        if r.uid
+            .as_ref()
+            .is_some_and(|u| ulid::Ulid::from_string(u.trim()).is_err())
+        {
+            self.report.warnings.push(VaultWarning {
+                path: full.clone(),
+                line: 0,
+                message: "`uid` is not a ULID; the file becomes a new memory".into(),
+            });
+        }
+        match self.store_file(uid, r, in_trash) {
+            Ok((id, write_back)) => self.applied(rel, hash, r, full, id, write_back),
+            Err(Error::Input(e)) => {
+                self.report.warnings.push(VaultWarning {
+                    path: full,
+                    line: 0,
+                    message: format!("{e}; file skipped"),
+                });
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The row a file's record becomes: (memory id, whether the uid goes back to the file).
+    fn store_file(
+        &mut self,
+        uid: Option<String>,
+        r: &FileRecord,
+        in_trash: bool,
+    ) -> Result<(MemoryId, bool)> {
+        let (tx, now) = (self.tx, self.now);
+        let existing = match &uid {
+            Some(u) => {
+                crate::store::load_in(tx, &engram_core::memory::IdRef::Uid(u.clone()), "uid").ok()
+            }
+            None => None,
+        };
+        match (&uid, existing) {
+            (Some(_), Some(old)) => {
+                let new = apply_record(r, old.clone(), in_trash);
+                if differs(&old, &new) {
+                    update_from_file(tx, &old, &new, now).map(|_| {
+                        self.report.updated += 1;
+                        (old.id, false)
+                    })
+                } else {
+                    Ok((old.id, false))
+                }
+            }
+            (Some(u), None) => {
+                let m = memory_from_record(r, u.clone(), now, self.default_importance, in_trash);
+                insert_memory(tx, &m, None, true, true, &self.actr).map(|id| {
+                    self.report.restored += 1;
+                    (id.unwrap_or(0), false)
+                })
+            }
+            (None, _) => {
+                let at = r.created_at.unwrap_or(now);
+                let u =
+                    ulid::Ulid::from_parts(at.max(0) as u64, crate::ops::rand_bits()).to_string();
+                let m = memory_from_record(r, u, now, self.default_importance, in_trash);
+                insert_memory(tx, &m, None, false, true, &self.actr).map(|id| {
+                    self.report.created += 1;
+                    (id.unwrap_or(0), true)
+                })
+            }
+        }
+    }
+
+    /// Records a stored file: its uid is claimed, and the file is either recorded as read
+    /// or marked to be written again (a uid to write back, a secret to take off the disk).
+    fn applied(
+        &mut self,
+        rel: &str,
+        hash: &str,
+        r: &FileRecord,
+        full: PathBuf,
+        id: MemoryId,
+        write_back: bool,
+    ) -> Result<()> {
+        let uid = memory_uid(self.tx, id)?;
+        self.claimed.insert(uid.clone());
+        self.stems.insert(stem_of(rel).to_string(), uid.clone());
+        // A secret typed into the file was redacted on the way in: the file
+        // is rewritten from the clean row too, so the secret leaves the disk.
+        let had_secret = !redact::redact(&r.content).1.is_empty()
+            || r.title
+                .as_deref()
+                .is_some_and(|t| !redact::redact(t).1.is_empty());
+        if write_back || had_secret {
+            // The uid goes back into the file, at the path the user chose.
+            mark_for_rewrite(self.tx, rel, &uid)?;
+            self.rerender.push(id);
+        } else {
+            record_file(self.tx, self.root, rel, &uid, hash)?;
+        }
+        if let Some(links) = &r.links {
+            self.link_todo.push((id, full, links.clone()));
+        }
+        Ok(())
+    }
+
+    /// Makes each applied file's memory link what the file lists; a link that names no
+    /// memory is a warning.
+    fn apply_links(&mut self) -> Result<()> {
+        for (src, path, links) in std::mem::take(&mut self.link_todo) {
+            let mut want = Vec::new();
+            for l in links {
+                let uid = if ulid::Ulid::from_string(&l.target).is_ok() && l.target.len() == 26 {
+                    Some(l.target.to_ascii_uppercase())
+                } else {
+                    self.stems
+                        .get(&l.target)
+                        .cloned()
+                        .or_else(|| uid_in_stem(&l.target))
+                };
+                let dst: Option<MemoryId> = match &uid {
+                    Some(u) => memory_id_of(self.tx, u)?,
+                    None => None,
+                };
+                match dst {
+                    Some(d) if d != src => {
+                        if !want.iter().any(|(wd, wk, _)| *wd == d && *wk == l.kind) {
+                            want.push((d, l.kind, l.weight));
+                        }
+                    }
+                    Some(_) => {}
+                    None => self.report.warnings.push(VaultWarning {
+                        path: path.clone(),
+                        line: l.line,
+                        message: format!("link [[{}]] names no memory; ignored", l.target),
+                    }),
+                }
+            }
+            if set_links(self.tx, src, &want, self.now)? {
+                self.report.links_changed += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Files engram wrote that are gone. If the whole vault is gone, write it again;
+    /// otherwise a memory whose file was deleted by hand goes to the trash.
+    fn settle_gone(
+        &mut self,
+        files: &[String],
+        rec: &HashMap<String, Recorded>,
+        trash_gone: bool,
+    ) -> Result<()> {
+        let seen: HashSet<&str> = files.iter().map(String::as_str).collect();
+        let gone: Vec<(&String, &Recorded)> = rec
+            .iter()
+            .filter(|(p, _)| !seen.contains(p.as_str()))
+            .collect();
+        let wiped = files.is_empty() && !gone.is_empty();
+        for (p, r) in gone {
+            // Behind a link: not deleted, just not followed. Left as it is, and said.
+            if let Some(link) = link_in_path(self.root, p) {
+                self.report.warnings.push(VaultWarning {
+                    path: link,
+                    line: 0,
+                    message: "is a symbolic link; engram does not follow links out of the vault, \
+                              so the files behind it are left alone and their memories kept"
+                        .into(),
+                });
+                continue;
+            }
+            if !trash_gone && !wiped && !self.claimed.contains(&r.uid) {
+                self.report.gone += 1;
+                continue;
+            }
+            forget_file(self.tx, p)?;
+            if self.claimed.contains(&r.uid) {
+                continue; // moved by hand: its new path was recorded above
+            }
+            let Some(m) = crate::store::load_in(
+                self.tx,
+                &engram_core::memory::IdRef::Uid(r.uid.clone()),
+                "uid",
+            )
+            .ok() else {
+                continue;
+            };
+            if !wiped && m.tier != Tier::Trash {
+                move_to_trash(self.tx, m.id, self.now)?;
+                self.report.trashed += 1;
+            }
+            self.rerender.push(m.id);
+        }
+        Ok(())
+    }
+
+    /// Writes the marked files again from their rows and moves the cursor past what this
+    /// reindex changed (the files are its source: nothing to write back).
+    fn finish(mut self) -> Result<ReindexReport> {
+        let mut sync = SyncReport::default();
+        self.rerender.sort_unstable();
+        self.rerender.dedup();
+        for id in std::mem::take(&mut self.rerender) {
+            if let Some(m) = load_by_id(self.tx, id)? {
+                write_memory(self.tx, self.root, &m, self.now, &mut sync)?;
+            }
+        }
+        self.report.synced.written += sync.written;
+        self.report.synced.removed += sync.removed;
+        meta_set(self.tx, "vault_seq", &max_seq(self.tx)?.to_string())?;
+        Ok(self.report)
+    }
+}

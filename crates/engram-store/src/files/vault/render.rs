@@ -1,0 +1,149 @@
+//! A memory as a vault file: where it goes (`folder_for`, `new_stem`) and its text
+//! (front matter, body, `[[wikilinks]]`). Pure: no I/O here.
+
+use super::*;
+
+/// The folder a memory's file belongs in, relative to the vault root.
+pub fn folder_for(m: &Memory) -> String {
+    if m.tier == Tier::Trash {
+        return TRASH_DIR.to_string();
+    }
+    if m.kind == Kind::Episode {
+        let d = time::format(m.created_at);
+        return format!("episode/{}/{}", &d[0..4], &d[5..7]);
+    }
+    m.kind.as_str().to_string()
+}
+
+/// A file name stem for a new file: `YYYYMMDD-<slug>-<uid>` (B's scheme, with the whole uid
+/// so a link resolves even when the database is gone).
+pub fn new_stem(m: &Memory) -> String {
+    let d = time::format(m.created_at);
+    let date = format!("{}{}{}", &d[0..4], &d[5..7], &d[8..10]);
+    let first = m
+        .title
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| {
+            m.content
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+        });
+    let mut slug = String::new();
+    for c in first.trim().trim_start_matches('#').trim().chars() {
+        if slug.chars().count() >= 40 {
+            break;
+        }
+        if c.is_control() || "<>:\"/\\|?*#^[]".contains(c) {
+            continue;
+        }
+        slug.push(if c.is_whitespace() { '-' } else { c });
+    }
+    let slug = slug.trim_matches(['-', '.']).to_string();
+    let slug = if slug.is_empty() {
+        "memory".into()
+    } else {
+        slug
+    };
+    format!("{date}-{slug}-{}", m.uid)
+}
+
+fn fmt_weight(w: f64) -> String {
+    let s = format!("{w:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() { "0".into() } else { s.into() }
+}
+
+fn fmt_float(x: f64) -> String {
+    let s = format!("{x}");
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// The text of a memory's file. `links`: (target file stem, kind, weight).
+pub fn render(m: &Memory, links: &[(String, LinkKind, f64)]) -> String {
+    let mut s = String::with_capacity(m.content.len() + 512);
+    s.push_str("---\n");
+    s.push_str(&format!("uid: {}\n", m.uid));
+    s.push_str(&format!("id: {}\n", m.id));
+    if let Some(t) = &m.title {
+        s.push_str(&format!("title: {}\n", quote(t)));
+    }
+    s.push_str(&format!("kind: {}\n", m.kind));
+    s.push_str(&format!("importance: {}\n", fmt_float(m.importance)));
+    s.push_str(&format!("tier: {}\n", m.tier));
+    s.push_str(&format!("room: {}\n", quote(&m.room)));
+    let tags: Vec<String> = m.tags.iter().map(|t| quote(t)).collect();
+    s.push_str(&format!("tags: [{}]\n", tags.join(", ")));
+    if let Some(t) = &m.topic_key {
+        s.push_str(&format!("topic_key: {}\n", quote(t)));
+    }
+    s.push_str(&format!("pinned: {}\n", m.pinned));
+    s.push_str(&format!("source: {}\n", quote(&m.source)));
+    if let Some(t) = &m.session_id {
+        s.push_str(&format!("session: {}\n", quote(t)));
+    }
+    s.push_str(&format!("created: {}\n", time::format(m.created_at)));
+    s.push_str(&format!("updated: {}\n", time::format(m.updated_at)));
+    s.push_str(&format!("valid_from: {}\n", time::format(m.valid_from)));
+    if let Some(t) = m.valid_to {
+        s.push_str(&format!("valid_to: {}\n", time::format(t)));
+    }
+    if m.metadata.as_object().is_some_and(|o| !o.is_empty()) {
+        s.push_str(&format!("metadata: {}\n", m.metadata));
+    }
+    if links.is_empty() {
+        s.push_str("links: []\n");
+    } else {
+        s.push_str("links:\n");
+        for (stem, kind, w) in links {
+            let link = if *kind == LinkKind::Explicit && (*w - 1.0).abs() < 1e-9 {
+                format!("[[{stem}]]")
+            } else {
+                format!("[[{stem}|{kind} {}]]", fmt_weight(*w))
+            };
+            s.push_str(&format!("  - {}\n", quote(&link)));
+        }
+    }
+    s.push_str("---\n");
+    s.push_str(&m.content);
+    s.push('\n');
+    s
+}
+
+/// [`render`] plus the writes folded into the memory, one quoted line each in the front
+/// matter (`evidence:`), so the vault too holds every acknowledged word. Reindex leaves
+/// the key alone; the database keeps the rows.
+pub fn render_with_evidence(
+    m: &Memory,
+    links: &[(String, LinkKind, f64)],
+    evidence: &[crate::evidence::Evidence],
+) -> String {
+    let text = render(m, links);
+    if evidence.is_empty() {
+        return text;
+    }
+    let mut lines = String::from("evidence:\n");
+    for e in evidence {
+        let title = e
+            .title
+            .as_ref()
+            .map(|t| format!(" titled {t:?}"))
+            .unwrap_or_default();
+        let line = format!(
+            "{} {} from {}{title}: {}",
+            time::format(e.at),
+            e.action,
+            e.source,
+            e.content
+        );
+        lines.push_str(&format!("  - {}\n", quote(&line)));
+    }
+    // Just before the closing `---` of the front matter.
+    let end = text[4..].find("\n---\n").map_or(0, |i| i + 5);
+    format!("{}{lines}{}", &text[..end], &text[end..])
+}
