@@ -20,6 +20,8 @@ pub mod kind;
 pub mod limits;
 pub mod memory;
 pub mod parts;
+pub mod ranking;
+pub mod recall_plan;
 pub mod redact;
 pub mod resolve;
 pub mod room;
