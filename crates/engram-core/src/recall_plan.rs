@@ -218,8 +218,9 @@ pub fn next(requested: Mode, cfg: &Config, done: &[(Mode, Outcome)]) -> Next {
         Mode::Fast if last.best_raw < cfg.deep_score_threshold => Next::Run(Mode::Deep),
         Mode::Deep if last.best_raw < cfg.exhaustive_score_threshold => Next::Run(Mode::Exhaustive),
         Mode::Exhaustive => match done.iter().rposition(|(m, _)| *m == Mode::Deep) {
-            Some(d) if !(last.best_relevance > done[d].1.best_relevance) => Next::Keep(d),
-            _ => Next::Keep(last_at),
+            Some(d) if last.best_relevance > done[d].1.best_relevance => Next::Keep(last_at),
+            Some(d) => Next::Keep(d),
+            None => Next::Keep(last_at),
         },
         _ => Next::Keep(last_at),
     }
