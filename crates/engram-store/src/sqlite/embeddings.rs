@@ -83,8 +83,6 @@ impl Store {
         }
     }
 
-    /// Loads vectors written since the last look (by this or another process), adopting a
-
     /// Memories outside the trash with an id above `after` that lack a vector of the
     /// loaded model, in id order, with the text to embed. Walk with the last id returned.
     pub fn missing_embeddings(

@@ -12,6 +12,7 @@ use rusqlite::{OptionalExtension, params};
 use std::collections::HashSet;
 
 impl Store {
+    /// Loads vectors written since the last look (by this or another process), adopting a
     /// finished background build, saving a grown HNSW index, and starting a build when a
     /// long-running process crosses the threshold.
     pub(crate) fn refresh_index(&mut self) -> Result<()> {
