@@ -21,6 +21,8 @@ pub mod limits;
 pub mod memory;
 pub mod parts;
 pub mod plan;
+pub mod ranking;
+pub mod recall_plan;
 pub mod redact;
 pub mod resolve;
 pub mod room;

@@ -7,8 +7,6 @@
 //! detection from a caller-supplied directory. The CLI and (later) the MCP server are thin
 //! adapters over this API and hold no logic of their own.
 
-#[cfg(feature = "ann")]
-mod ann;
 pub mod browse;
 mod db;
 mod engine;
@@ -24,10 +22,10 @@ mod recall;
 pub mod recent;
 pub mod resolution;
 pub mod rooms;
-mod search;
 pub mod seed_c;
+mod sqlite;
+pub mod storage;
 mod store;
-mod vectors;
 
 pub use error::{Error, Result};
 // The file modules keep the paths they had before `files/` gathered them.
@@ -41,10 +39,21 @@ pub use ops::{
     RememberAction, RememberOutcome, RememberRequest, Stats, TierChange,
 };
 pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
+pub use sqlite::embeddings::EmbeddingStatus;
 pub use store::{Clock, Store, system_clock};
 pub use transfer::{Batch, ExportReport, ImportReport};
 pub use vault::{ReindexReport, SyncReport, VaultStatus, VaultWarning};
-pub use vectors::EmbeddingStatus;
+
+/// Old paths of what moved under `sqlite/` and `storage/`, kept for the call sites in
+/// files other slices own this session (resolution, ops, maintain, backup, store); the
+/// merge retargets them and drops these two.
+mod search {
+    pub(crate) use crate::storage::candidates::Filter;
+}
+mod vectors {
+    pub(crate) use crate::sqlite::embeddings::{EmbeddingStatus, write_embedding};
+    pub(crate) use crate::sqlite::{VectorIndex, forget_saved_index};
+}
 
 /// Schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = db::MIGRATIONS.len() as i64;

@@ -372,7 +372,7 @@ pub(crate) fn build_from_db(
             )?
             .query_map(rusqlite::params![model, dim as i64, after, last_seq], |r| {
                 let blob: Vec<u8> = r.get(2)?;
-                Ok((r.get(0)?, r.get(1)?, crate::vectors::from_blob(&blob)))
+                Ok((r.get(0)?, r.get(1)?, super::embeddings::from_blob(&blob)))
             })?
             .collect::<rusqlite::Result<_>>()?;
         let Some(last) = batch.last().map(|b| b.0) else {

@@ -1,0 +1,42 @@
+//! A recall [`Filter`] as SQL: the `AND …` conditions every candidate query of the SQLite
+//! backend appends to its scan of `memories m`.
+
+use crate::storage::candidates::Filter;
+use crate::store::placeholders;
+use rusqlite::types::Value;
+
+/// `AND …` conditions on the memories alias `m`, and their parameters.
+pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
+    let mut sql = String::new();
+    let mut params: Vec<Value> = Vec::new();
+    sql.push_str(&format!(
+        " AND m.tier IN ({})",
+        placeholders(filter.tiers.len())
+    ));
+    params.extend(filter.tiers.iter().map(|t| Value::Text(t.as_str().into())));
+    if let Some(kinds) = &filter.kinds {
+        sql.push_str(&format!(" AND m.kind IN ({})", placeholders(kinds.len())));
+        params.extend(kinds.iter().map(|k| Value::Text(k.as_str().into())));
+    }
+    if !filter.exclude_kinds.is_empty() {
+        sql.push_str(&format!(
+            " AND m.kind NOT IN ({})",
+            placeholders(filter.exclude_kinds.len())
+        ));
+        params.extend(
+            filter
+                .exclude_kinds
+                .iter()
+                .map(|k| Value::Text(k.as_str().into())),
+        );
+    }
+    if let Some(rooms) = &filter.rooms {
+        sql.push_str(&format!(" AND m.room IN ({})", placeholders(rooms.len())));
+        params.extend(rooms.iter().map(|r| Value::Text(r.clone())));
+    }
+    if let Some(at) = filter.valid_at {
+        sql.push_str(" AND m.valid_from <= ? AND (m.valid_to IS NULL OR m.valid_to > ?)");
+        params.extend([Value::Integer(at), Value::Integer(at)]);
+    }
+    (sql, params)
+}
