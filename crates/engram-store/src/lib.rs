@@ -11,13 +11,11 @@
 mod ann;
 pub mod backup;
 pub mod browse;
-mod db;
 mod engine;
 mod error;
 pub mod evidence;
 pub mod frontmatter;
 pub mod fsutil;
-pub mod health;
 pub mod hub;
 pub mod importers;
 pub mod maintain;
@@ -29,9 +27,12 @@ pub mod resolution;
 pub mod rooms;
 mod search;
 mod seed_b_config;
-pub mod seed_c;
 pub mod settings;
 mod sqlite;
+// SQLite's own: the schema and its migrations, the health checks `doctor` reads (quick_check,
+// FTS5 row gaps) and seed C's database converted in place. Their paths stay as they were.
+use sqlite::db;
+pub use sqlite::{health, seed_c};
 pub mod storage;
 mod store;
 pub mod transfer;

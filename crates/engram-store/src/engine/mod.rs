@@ -65,7 +65,7 @@ mod tests {
             .map(|e| (e.unwrap().path(), true))
             .collect();
         // Converted to the interface, outside `engine/` for their public paths.
-        for f in ["hub.rs", "maintain.rs", "evidence.rs"] {
+        for f in ["hub.rs", "maintain.rs", "evidence.rs", "recent.rs"] {
             files.push((src.join(f), false));
         }
         let mut bad = Vec::new();

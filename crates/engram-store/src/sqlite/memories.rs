@@ -367,3 +367,40 @@ pub(crate) fn unpinned_ids(conn: &Connection) -> Result<Vec<MemoryId>> {
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// Memories of `room` (every room when `None`) outside the trash, newest first.
+pub(crate) fn recent(conn: &Connection, room: Option<&str>, limit: usize) -> Result<Vec<Memory>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM memories WHERE (?1 IS NULL OR room = ?1) AND tier != 'trash'
+         ORDER BY created_at DESC, id DESC LIMIT ?2"
+    ))?;
+    let rows = stmt.query_map(params![room, limit as i64], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every memory outside the trash, oldest first.
+pub(crate) fn all_live(conn: &Connection) -> Result<Vec<Memory>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM memories WHERE tier != 'trash' ORDER BY id"
+    ))?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How many memories a session holds (outside the trash).
+pub(crate) fn count_in_session(conn: &Connection, session_id: &str) -> Result<u64> {
+    Ok(conn.query_row(
+        "SELECT count(*) FROM memories WHERE session_id = ?1 AND tier != 'trash'",
+        [session_id],
+        |r| r.get::<_, i64>(0),
+    )? as u64)
+}
+
+/// When the newest memory of a room was created.
+pub(crate) fn newest_in_room(conn: &Connection, room: &str) -> Result<Option<Millis>> {
+    Ok(conn.query_row(
+        "SELECT max(created_at) FROM memories WHERE room = ?1",
+        [room],
+        |r| r.get(0),
+    )?)
+}

@@ -10,13 +10,16 @@
 //! (the busy timeout) instead of failing on a read-to-write upgrade, so SQLite never needs
 //! the retry the interface allows.
 
+pub(crate) mod db;
 pub(crate) mod events;
 pub(crate) mod evidence;
 pub(crate) mod fulltext;
+pub mod health;
 pub(crate) mod links;
 pub(crate) mod maintenance;
 pub(crate) mod memories;
 pub(crate) mod revisions;
+pub mod seed_c;
 pub(crate) mod sessions;
 
 use crate::Result;
@@ -113,6 +116,18 @@ impl<T: Conn> Reads for T {
     fn unpinned_ids(&self) -> Result<Vec<MemoryId>> {
         memories::unpinned_ids(self.conn())
     }
+    fn recent_memories(&self, room: Option<&str>, limit: usize) -> Result<Vec<Memory>> {
+        memories::recent(self.conn(), room, limit)
+    }
+    fn live_memories(&self) -> Result<Vec<Memory>> {
+        memories::all_live(self.conn())
+    }
+    fn session_memory_count(&self, session_id: &str) -> Result<u64> {
+        memories::count_in_session(self.conn(), session_id)
+    }
+    fn newest_in_room(&self, room: &str) -> Result<Option<Millis>> {
+        memories::newest_in_room(self.conn(), room)
+    }
     fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>> {
         let sql = match t {
             Tally::MemoriesByTier => "SELECT tier, count(*) FROM memories GROUP BY tier",
@@ -172,6 +187,34 @@ impl<T: Conn> Reads for T {
     }
     fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>> {
         revisions::judgments_of(self.conn(), id)
+    }
+    fn judgments_in(
+        &self,
+        room: Option<&str>,
+        status: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Judgment>> {
+        revisions::judgments_in(self.conn(), room, status, limit)
+    }
+    fn recent_sessions(&self, room: Option<&str>, limit: usize) -> Result<Vec<SessionInfo>> {
+        sessions::recent(self.conn(), room, limit)
+    }
+    fn all_sessions(&self) -> Result<Vec<SessionInfo>> {
+        sessions::all(self.conn())
+    }
+    fn open_session_since(&self, room: &str) -> Result<Option<Millis>> {
+        sessions::open_since(self.conn(), room)
+    }
+    fn prompts(
+        &self,
+        room: Option<&str>,
+        query: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<PromptInfo>> {
+        sessions::prompts(self.conn(), room, query, limit)
+    }
+    fn all_prompts(&self) -> Result<Vec<PromptInfo>> {
+        sessions::all_prompts(self.conn())
     }
     fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
         sessions::get(self.conn(), id)
@@ -281,6 +324,9 @@ impl Tx for SqliteTx<'_> {
         at: Millis,
     ) -> Result<i64> {
         sessions::add_prompt(&self.tx, session_id, room, content, at)
+    }
+    fn delete_prompt(&mut self, id: i64) -> Result<bool> {
+        sessions::delete_prompt(&self.tx, id)
     }
     fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
         maintenance::set_meta(&self.tx, key, value)

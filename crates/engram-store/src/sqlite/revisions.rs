@@ -156,3 +156,22 @@ pub(crate) fn record_verdict(
     )?;
     Ok(n > 0)
 }
+
+/// Judgments with `status` (any when `None`) whose source memory is in `room` (every
+/// room when `None`), newest first.
+pub(crate) fn judgments_in(
+    conn: &Connection,
+    room: Option<&str>,
+    status: Option<&str>,
+    limit: usize,
+) -> Result<Vec<Judgment>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT j.uid, j.src, j.dst, j.relation, j.status, j.score, j.reason, j.evidence, j.confidence,
+                j.actor, j.actor_kind, j.model, j.session_id
+         FROM judgments j JOIN memories m ON m.id = j.src
+         WHERE (?1 IS NULL OR m.room = ?1) AND (?2 IS NULL OR j.status = ?2)
+         ORDER BY j.updated_at DESC, j.id DESC LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![room, status, limit as i64], judgment_from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

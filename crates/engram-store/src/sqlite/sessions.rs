@@ -2,26 +2,107 @@
 //! outcome, and the prompts it saw.
 
 use crate::Result;
-use crate::storage::rows::{RoomInfo, SessionInfo, SessionWrite};
+use crate::storage::rows::{PromptInfo, RoomInfo, SessionInfo, SessionWrite};
 use rusqlite::{Connection, OptionalExtension, params};
+
+/// The columns [`from_row`] reads.
+pub(crate) const COLUMNS: &str = "id, room, directory, started_at, ended_at, summary, outcome";
+
+/// A session from a row of [`COLUMNS`].
+pub(crate) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionInfo> {
+    Ok(SessionInfo {
+        id: r.get(0)?,
+        room: r.get(1)?,
+        directory: r.get(2)?,
+        started_at: r.get(3)?,
+        ended_at: r.get(4)?,
+        summary: r.get(5)?,
+        outcome: r.get(6)?,
+    })
+}
 
 pub(crate) fn get(conn: &Connection, id: &str) -> Result<Option<SessionInfo>> {
     Ok(conn
-        .prepare_cached(
-            "SELECT id, room, directory, started_at, ended_at, summary, outcome FROM sessions WHERE id = ?1",
-        )?
-        .query_row([id], |r| {
-            Ok(SessionInfo {
-                id: r.get(0)?,
-                room: r.get(1)?,
-                directory: r.get(2)?,
-                started_at: r.get(3)?,
-                ended_at: r.get(4)?,
-                summary: r.get(5)?,
-                outcome: r.get(6)?,
-            })
-        })
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM sessions WHERE id = ?1"))?
+        .query_row([id], from_row)
         .optional()?)
+}
+
+/// Sessions of `room` (every room when `None`), by latest activity: the session's end,
+/// its newest memory, or its start.
+pub(crate) fn recent(
+    conn: &Connection,
+    room: Option<&str>,
+    limit: usize,
+) -> Result<Vec<SessionInfo>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.id, s.room, s.directory, s.started_at, s.ended_at, s.summary, s.outcome
+         FROM sessions s
+         WHERE ?1 IS NULL OR s.room = ?1
+         ORDER BY max(coalesce(s.ended_at, 0), s.started_at,
+                      coalesce((SELECT max(m.created_at) FROM memories m WHERE m.session_id = s.id), 0)) DESC,
+                  s.id
+         LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![room, limit as i64], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every session, oldest first.
+pub(crate) fn all(conn: &Connection) -> Result<Vec<SessionInfo>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM sessions ORDER BY started_at, id"
+    ))?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The start of the newest session of `room` that has not ended.
+pub(crate) fn open_since(conn: &Connection, room: &str) -> Result<Option<i64>> {
+    Ok(conn.query_row(
+        "SELECT max(started_at) FROM sessions WHERE room = ?1 AND ended_at IS NULL",
+        [room],
+        |r| r.get(0),
+    )?)
+}
+
+fn prompt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PromptInfo> {
+    Ok(PromptInfo {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        room: r.get(2)?,
+        content: r.get(3)?,
+        created_at: r.get(4)?,
+    })
+}
+
+/// Prompts of `room` (every room when `None`) newest first; only those containing
+/// `query` (ASCII case aside, literally) when given.
+pub(crate) fn prompts(
+    conn: &Connection,
+    room: Option<&str>,
+    query: Option<&str>,
+    limit: usize,
+) -> Result<Vec<PromptInfo>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, session_id, room, content, created_at FROM prompts
+         WHERE (?1 IS NULL OR room = ?1) AND (?2 IS NULL OR instr(lower(content), lower(?2)) > 0)
+         ORDER BY created_at DESC, id DESC LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![room, query, limit as i64], prompt_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every prompt, oldest first.
+pub(crate) fn all_prompts(conn: &Connection) -> Result<Vec<PromptInfo>> {
+    let mut stmt =
+        conn.prepare("SELECT id, session_id, room, content, created_at FROM prompts ORDER BY id")?;
+    let rows = stmt.query_map([], prompt_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+pub(crate) fn delete_prompt(conn: &Connection, id: i64) -> Result<bool> {
+    Ok(conn.execute("DELETE FROM prompts WHERE id = ?1", [id])? > 0)
 }
 
 pub(crate) fn outcome(conn: &Connection, id: &str) -> Result<Option<Option<String>>> {

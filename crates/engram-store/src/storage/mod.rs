@@ -73,6 +73,14 @@ pub trait Reads {
     fn unpinned_in_room(&self, room: &str, limit: usize) -> Result<Vec<Memory>>;
     /// Ids of every active, unpinned memory, ascending (maintenance's archive pass).
     fn unpinned_ids(&self) -> Result<Vec<MemoryId>>;
+    /// Memories of `room` (every room when `None`) outside the trash, newest first.
+    fn recent_memories(&self, room: Option<&str>, limit: usize) -> Result<Vec<Memory>>;
+    /// Every memory outside the trash, oldest first (C's export).
+    fn live_memories(&self) -> Result<Vec<Memory>>;
+    /// How many memories a session holds (outside the trash).
+    fn session_memory_count(&self, session_id: &str) -> Result<u64>;
+    /// When the newest memory of a room was created.
+    fn newest_in_room(&self, room: &str) -> Result<Option<Millis>>;
     /// Row counts of a table grouped by one column.
     fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>>;
 
@@ -110,6 +118,14 @@ pub trait Reads {
     fn judgment(&self, uid: &str) -> Result<Option<Judgment>>;
     /// Judgments touching a memory, newest first (at most 50).
     fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>>;
+    /// Judgments with `status` (any when `None`) whose source memory is in `room` (every
+    /// room when `None`), newest first.
+    fn judgments_in(
+        &self,
+        room: Option<&str>,
+        status: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Judgment>>;
 
     // --- sessions and prompts ---
     fn session(&self, id: &str) -> Result<Option<SessionInfo>>;
@@ -121,6 +137,23 @@ pub trait Reads {
     fn failed_sessions_recalling(&self, id: MemoryId) -> Result<u64>;
     /// Every room with its memories (outside the trash), sessions and prompts.
     fn rooms(&self) -> Result<Vec<RoomInfo>>;
+    /// Sessions of `room` (every room when `None`), by latest activity: the session's
+    /// end, its newest memory, or its start.
+    fn recent_sessions(&self, room: Option<&str>, limit: usize) -> Result<Vec<SessionInfo>>;
+    /// Every session, oldest first.
+    fn all_sessions(&self) -> Result<Vec<SessionInfo>>;
+    /// The start of the newest session of `room` that has not ended.
+    fn open_session_since(&self, room: &str) -> Result<Option<Millis>>;
+    /// Prompts of `room` (every room when `None`), newest first; with `query`, only
+    /// those containing it (ASCII case aside, literally: no character is a pattern).
+    fn prompts(
+        &self,
+        room: Option<&str>,
+        query: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<PromptInfo>>;
+    /// Every prompt, oldest first.
+    fn all_prompts(&self) -> Result<Vec<PromptInfo>>;
 
     // --- meta and maintenance ---
     fn schema_version(&self) -> Result<i64>;
@@ -184,6 +217,8 @@ pub trait Tx: Reads {
         content: &str,
         at: Millis,
     ) -> Result<i64>;
+    /// Deletes one prompt; `false` when there was none.
+    fn delete_prompt(&mut self, id: i64) -> Result<bool>;
     fn set_meta(&mut self, key: &str, value: &str) -> Result<()>;
     /// Moves every memory, session and prompt of room `from` into `to`; returns how many
     /// memories moved.

@@ -345,3 +345,14 @@ pub struct ReviewItem {
     #[serde(with = "engram_core::time::rfc3339")]
     pub review_after: Millis,
 }
+
+/// One prompt a user sent (C's `user_prompts` row).
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptInfo {
+    pub id: i64,
+    pub session_id: Option<String>,
+    pub room: String,
+    pub content: String,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub created_at: Millis,
+}
