@@ -5,12 +5,12 @@
 //! with structured metadata, so recall, decay and the vault treat them like any other.
 
 use crate::ops::{RememberOutcome, RememberRequest};
-use crate::{Error, Result, Store};
+use crate::storage::rows::{ActiveOrder, ActiveQuery, SessionWrite};
+use crate::{Result, Store};
 use engram_core::hub;
 use engram_core::limits;
 use engram_core::room::RoomScope;
 use engram_core::{InputError, Kind, Memory, MemoryId, Millis};
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -99,18 +99,7 @@ pub struct SessionOutcome {
     pub lesson_id: Option<MemoryId>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct SessionInfo {
-    pub id: String,
-    pub room: String,
-    pub directory: Option<String>,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub started_at: Millis,
-    #[serde(with = "engram_core::time::rfc3339_opt")]
-    pub ended_at: Option<Millis>,
-    pub summary: Option<String>,
-    pub outcome: Option<String>,
-}
+pub use crate::storage::rows::SessionInfo;
 
 /// A feature's latest progress entry.
 #[derive(Debug, Clone, Serialize)]
@@ -257,7 +246,7 @@ fn quote(s: &str) -> String {
 }
 
 impl Store {
-    fn remember_hub(
+    pub(crate) fn remember_hub(
         &mut self,
         content: String,
         kind: Kind,
@@ -284,18 +273,8 @@ impl Store {
     /// The newest failures (and fixes) recorded for a component, newest first (seed A
     /// annotates recall hits with them).
     pub fn failures_of(&self, room: &str, component: &str, limit: usize) -> Result<Vec<Memory>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {} FROM memories
-             WHERE room = ?1 AND kind IN ('failure', 'bugfix') AND tier != 'trash'
-               AND json_extract(metadata, '$.component') = ?2
-             ORDER BY created_at DESC, id DESC LIMIT ?3",
-            crate::store::MEMORY_COLUMNS
-        ))?;
-        let rows = stmt.query_map(
-            rusqlite::params![room, component.trim(), limit as i64],
-            crate::store::row_to_memory,
-        )?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.reads()
+            .component_failures(room, component.trim(), limit)
     }
 
     /// Seed A's session handoff: importance 0.9, kind `handoff`. Ends the session if one is named.
@@ -323,11 +302,15 @@ impl Store {
         let out = self.remember_hub(text, Kind::Handoff, 0.9, meta, &req.origin)?;
         if let Some(sid) = &req.origin.session_id {
             let now = self.now();
-            self.conn.execute(
-                "INSERT INTO sessions (id, room, started_at, ended_at, summary) VALUES (?1, ?2, ?3, ?3, ?4)
-                 ON CONFLICT (id) DO UPDATE SET ended_at = coalesce(sessions.ended_at, ?3), summary = ?4",
-                params![sid, out.room, now, engram_core::redact::redact(&req.summary).0],
-            )?;
+            let summary = engram_core::redact::redact(&req.summary).0;
+            self.write(|tx| {
+                tx.write_session(&SessionWrite::Handoff {
+                    id: sid,
+                    room: &out.room,
+                    summary: &summary,
+                    at: now,
+                })
+            })?;
         }
         Ok(out)
     }
@@ -407,235 +390,25 @@ impl Store {
         self.remember_hub(text, Kind::Progress, importance, meta, &req.origin)
     }
 
-    /// Starts (or re-opens) a session in a room.
-    pub fn session_start(
-        &mut self,
-        id: &str,
-        origin: &Origin,
-        directory: Option<&str>,
-    ) -> Result<SessionInfo> {
-        limits::check_name("session_id", id)?;
-        let (room, _) =
-            crate::rooms::resolve(&self.config, origin.room.as_deref(), origin.cwd.as_deref())?;
-        let now = self.now();
-        self.conn.execute(
-            "INSERT INTO sessions (id, room, directory, source, started_at) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (id) DO NOTHING",
-            params![id, room, directory, origin.source, now],
-        )?;
-        self.session(id)?
-            .ok_or_else(|| Error::not_found("session_id", id))
-    }
-
-    /// Ends a session, keeping its summary.
-    pub fn session_end(&mut self, id: &str, summary: Option<&str>) -> Result<SessionInfo> {
-        limits::check_name("session_id", id)?;
-        if let Some(s) = summary {
-            limits::check_len("summary", s, limits::MAX_CONTENT_BYTES)?;
-        }
-        let summary = summary.map(|s| engram_core::redact::redact(s).0);
-        let now = self.now();
-        let n = self.conn.execute(
-            "UPDATE sessions SET ended_at = ?2, summary = coalesce(?3, summary) WHERE id = ?1",
-            params![id, now, summary],
-        )?;
-        if n == 0 {
-            return Err(Error::not_found("session_id", format!("session {id:?}")));
-        }
-        self.session(id)?
-            .ok_or_else(|| Error::not_found("session_id", id))
-    }
-
-    pub fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id, room, directory, started_at, ended_at, summary, outcome FROM sessions WHERE id = ?1",
-                [id],
-                |r| {
-                    Ok(SessionInfo {
-                        id: r.get(0)?,
-                        room: r.get(1)?,
-                        directory: r.get(2)?,
-                        started_at: r.get(3)?,
-                        ended_at: r.get(4)?,
-                        summary: r.get(5)?,
-                        outcome: r.get(6)?,
-                    })
-                },
-            )
-            .optional()?)
-    }
-
-    /// Seed A's session outcome: every memory recalled in the session gains 0.10 importance
-    /// on success, or loses 0.05 on failure (0.05 more when it was recalled in two or more
-    /// failed sessions). A failure with notes is stored as a lesson. Recorded once per session.
-    pub fn session_outcome(
-        &mut self,
-        session_id: &str,
-        outcome: Outcome,
-        notes: Option<&str>,
-        origin: &Origin,
-    ) -> Result<SessionOutcome> {
-        limits::check_name("session_id", session_id)?;
-        if let Some(n) = notes {
-            limits::check_len("notes", n, limits::MAX_CONTENT_BYTES / 2)?;
-        }
-        let now = self.now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let previous: Option<Option<String>> = tx
-            .query_row(
-                "SELECT outcome FROM sessions WHERE id = ?1",
-                [session_id],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(Some(prev)) = previous {
-            return Err(InputError::new(
-                "session_id",
-                format!("session {session_id:?} already has outcome {prev}"),
-            )
-            .into());
-        }
-        let recalled: Vec<(MemoryId, f64)> = {
-            let mut stmt = tx.prepare(
-                "SELECT DISTINCT m.id, m.importance FROM events e JOIN memories m ON m.id = e.memory_id
-                 WHERE e.session_id = ?1 AND e.kind = 'recall_hit' ORDER BY m.id",
-            )?;
-            stmt.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?
-        };
-        let mut adjusted = Vec::new();
-        for (id, from) in recalled {
-            let delta = match outcome {
-                Outcome::Success => 0.10,
-                Outcome::Failure => {
-                    let failed: i64 = tx.query_row(
-                        "SELECT count(DISTINCT s.id) FROM events e JOIN sessions s ON s.id = e.session_id
-                         WHERE e.memory_id = ?1 AND e.kind = 'recall_hit' AND s.outcome = 'failure'",
-                        [id],
-                        |r| r.get(0),
-                    )?;
-                    // This session counts as the newest failure.
-                    if failed + 1 >= 2 { -0.10 } else { -0.05 }
-                }
-            };
-            let to = (from + delta).clamp(0.0, 1.0);
-            if (to - from).abs() > 1e-12 {
-                tx.execute(
-                    "UPDATE memories SET importance = ?2, updated_at = ?3 WHERE id = ?1",
-                    params![id, to, now],
-                )?;
-                crate::store::add_event(
-                    &tx,
-                    id,
-                    engram_core::EventKind::Update,
-                    0.0,
-                    now,
-                    Some(session_id),
-                    Some(&format!(
-                        "session outcome {}: importance {from:.2} -> {to:.2}",
-                        if outcome == Outcome::Success {
-                            "success"
-                        } else {
-                            "failure"
-                        }
-                    )),
-                )?;
-                adjusted.push(ImportanceChange { id, from, to });
-            }
-        }
-        let room =
-            crate::rooms::resolve(&self.config, origin.room.as_deref(), origin.cwd.as_deref())?.0;
-        let label = if outcome == Outcome::Success {
-            "success"
-        } else {
-            "failure"
-        };
-        tx.execute(
-            "INSERT INTO sessions (id, room, started_at, outcome, outcome_at) VALUES (?1, ?2, ?3, ?4, ?3)
-             ON CONFLICT (id) DO UPDATE SET outcome = ?4, outcome_at = ?3",
-            params![session_id, room, now, label],
-        )?;
-        tx.commit()?;
-        let lesson_id = match (outcome, notes.filter(|n| !n.trim().is_empty())) {
-            (Outcome::Failure, Some(n)) => Some(
-                self.remember_hub(
-                    format!("Session failure lesson ({session_id}): {}", n.trim()),
-                    Kind::Failure,
-                    0.7,
-                    json!({"type": "session_failure", "session_id": session_id}),
-                    origin,
-                )?
-                .id,
-            ),
-            _ => None,
-        };
-        Ok(SessionOutcome {
-            session_id: session_id.to_string(),
-            outcome,
-            adjusted,
-            lesson_id,
-        })
-    }
-
     fn active_of_kinds(
         &self,
         kinds: &[Kind],
         rooms: &Option<Vec<String>>,
-        order: &str,
+        order: ActiveOrder,
         limit: usize,
     ) -> Result<Vec<Memory>> {
-        self.active_where(kinds, rooms, "", order, limit)
-    }
-
-    /// Active memories of these kinds in these rooms, with an extra SQL condition.
-    fn active_where(
-        &self,
-        kinds: &[Kind],
-        rooms: &Option<Vec<String>>,
-        extra: &str,
-        order: &str,
-        limit: usize,
-    ) -> Result<Vec<Memory>> {
-        let mut sql = format!(
-            "SELECT {} FROM memories m WHERE m.tier = 'active'{extra} AND m.kind IN ({})",
-            crate::store::MEMORY_COLUMNS
-                .split(", ")
-                .map(|c| format!("m.{c}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            crate::store::placeholders(kinds.len())
-        );
-        let mut params: Vec<rusqlite::types::Value> = kinds
-            .iter()
-            .map(|k| k.as_str().to_string().into())
-            .collect();
-        if let Some(r) = rooms {
-            sql.push_str(&format!(
-                " AND m.room IN ({})",
-                crate::store::placeholders(r.len())
-            ));
-            params.extend(r.iter().map(|x| x.clone().into()));
-        }
-        sql.push_str(&format!(" ORDER BY {order} LIMIT {limit}"));
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(
-            rusqlite::params_from_iter(params),
-            crate::store::row_to_memory,
-        )?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.reads().active_memories(&ActiveQuery {
+            kinds,
+            rooms: rooms.as_deref(),
+            pinned_only: false,
+            order,
+            limit,
+        })
     }
 
     fn feature_states(&self, rooms: &Option<Vec<String>>) -> Result<(Vec<FeatureState>, u64)> {
-        let entries = self.active_of_kinds(
-            &[Kind::Progress],
-            rooms,
-            "m.updated_at DESC, m.id DESC",
-            2000,
-        )?;
+        let entries =
+            self.active_of_kinds(&[Kind::Progress], rooms, ActiveOrder::UpdatedThenId, 2000)?;
         let mut seen = std::collections::HashSet::new();
         let mut active = Vec::new();
         for m in &entries {
@@ -667,8 +440,12 @@ impl Store {
     /// Seed A's engineering statistics: failures by component and severity, feature states.
     pub fn engineering_stats(&self, scope: &RoomScope) -> Result<EngineeringStats> {
         let rooms = scope.rooms();
-        let failures =
-            self.active_of_kinds(&[Kind::Failure, Kind::Bugfix], &rooms, "m.id", 100_000)?;
+        let failures = self.active_of_kinds(
+            &[Kind::Failure, Kind::Bugfix],
+            &rooms,
+            ActiveOrder::Id,
+            100_000,
+        )?;
         let mut by_component = BTreeMap::new();
         let mut by_severity = BTreeMap::new();
         let mut total = 0;
@@ -711,18 +488,18 @@ impl Store {
         let rooms = scope.rooms();
         let all_kinds: Vec<Kind> = Kind::ALL.to_vec();
         let pinned: Vec<Memory> = {
-            let mut p = self.active_where(
-                &all_kinds,
-                &rooms,
-                " AND m.pinned = 1",
-                "m.importance DESC, m.id DESC",
-                200,
-            )?;
+            let mut p = self.reads().active_memories(&ActiveQuery {
+                kinds: &all_kinds,
+                rooms: rooms.as_deref(),
+                pinned_only: true,
+                order: ActiveOrder::ImportanceThenId,
+                limit: 200,
+            })?;
             p.truncate(20);
             p
         };
         let last_handoff = self
-            .active_of_kinds(&[Kind::Handoff], &rooms, "m.updated_at DESC, m.id DESC", 1)?
+            .active_of_kinds(&[Kind::Handoff], &rooms, ActiveOrder::UpdatedThenId, 1)?
             .into_iter()
             .next();
         let handoff_view = match last_handoff {
@@ -731,7 +508,7 @@ impl Store {
                     .active_of_kinds(
                         &[Kind::Progress, Kind::Handoff, Kind::Bugfix],
                         &rooms,
-                        "m.updated_at DESC",
+                        ActiveOrder::Updated,
                         300,
                     )?
                     .into_iter()
@@ -762,7 +539,7 @@ impl Store {
         let recent_failures: Vec<Memory> = self.active_of_kinds(
             &[Kind::Failure, Kind::Bugfix],
             &rooms,
-            "m.updated_at DESC, m.id DESC",
+            ActiveOrder::UpdatedThenId,
             10,
         )?;
         let strongest: Vec<Memory> = {
@@ -780,12 +557,8 @@ impl Store {
                     )
                 })
                 .collect();
-            let pool = self.active_of_kinds(
-                &general,
-                &rooms,
-                "m.importance DESC, m.updated_at DESC",
-                200,
-            )?;
+            let pool =
+                self.active_of_kinds(&general, &rooms, ActiveOrder::ImportanceThenUpdated, 200)?;
             let traces = self.traces_of(&pool.iter().map(|m| m.id).collect::<Vec<_>>())?;
             let now = self.now();
             let mut scored: Vec<(f64, Memory)> = pool
@@ -967,7 +740,7 @@ impl Store {
     /// seed A's `avg_strength`.
     pub fn average_activation(&self, scope: &RoomScope) -> Result<f64> {
         let rooms = scope.rooms();
-        let pool = self.active_of_kinds(Kind::ALL, &rooms, "m.id DESC", 5000)?;
+        let pool = self.active_of_kinds(Kind::ALL, &rooms, ActiveOrder::IdDesc, 5000)?;
         if pool.is_empty() {
             return Ok(0.0);
         }
@@ -990,56 +763,4 @@ impl Store {
     }
 }
 
-/// A room and how much it holds, for seed C's `mem_list_projects`.
-#[derive(Debug, Clone, Serialize)]
-pub struct RoomInfo {
-    pub name: String,
-    pub memories: u64,
-    pub sessions: u64,
-    pub prompts: u64,
-}
-
-impl Store {
-    /// Records a prompt the user sent in a session (seed C's `mem_save_prompt`).
-    pub fn save_prompt(
-        &mut self,
-        content: &str,
-        session_id: Option<&str>,
-        origin: &Origin,
-    ) -> Result<i64> {
-        limits::check_content("content", content)?;
-        if let Some(s) = session_id {
-            limits::check_name("session_id", s)?;
-        }
-        let (room, _) =
-            crate::rooms::resolve(&self.config, origin.room.as_deref(), origin.cwd.as_deref())?;
-        let now = self.now();
-        let content = engram_core::redact::redact(content).0;
-        self.conn.execute(
-            "INSERT INTO prompts (session_id, room, content, created_at) VALUES (?1, ?2, ?3, ?4)",
-            params![session_id, room, content, now],
-        )?;
-        Ok(self.conn.last_insert_rowid())
-    }
-
-    /// Every room with its counts of memories (outside the trash), sessions and prompts.
-    pub fn rooms(&self) -> Result<Vec<RoomInfo>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT r.room,
-                    (SELECT count(*) FROM memories m WHERE m.room = r.room AND m.tier != 'trash'),
-                    (SELECT count(*) FROM sessions s WHERE s.room = r.room),
-                    (SELECT count(*) FROM prompts p WHERE p.room = r.room)
-             FROM (SELECT room FROM memories UNION SELECT room FROM sessions UNION SELECT room FROM prompts) r
-             ORDER BY r.room",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(RoomInfo {
-                name: r.get(0)?,
-                memories: r.get::<_, i64>(1)? as u64,
-                sessions: r.get::<_, i64>(2)? as u64,
-                prompts: r.get::<_, i64>(3)? as u64,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-}
+pub use crate::storage::rows::RoomInfo;

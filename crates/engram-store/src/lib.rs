@@ -8,12 +8,10 @@
 //! adapters over this API and hold no logic of their own.
 
 pub mod browse;
-mod db;
 mod engine;
 mod error;
 pub mod evidence;
 pub mod files;
-pub mod health;
 pub mod hub;
 pub mod maintain;
 mod ops;
@@ -22,8 +20,11 @@ mod recall;
 pub mod recent;
 pub mod resolution;
 pub mod rooms;
-pub mod seed_c;
 mod sqlite;
+// SQLite's own: the schema and its migrations, the health checks `doctor` reads (quick_check,
+// FTS5 row gaps) and seed C's database converted in place. Their paths stay as they were.
+use sqlite::db;
+pub use sqlite::{health, seed_c};
 pub mod storage;
 mod store;
 

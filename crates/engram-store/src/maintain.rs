@@ -10,13 +10,12 @@
 //!   summarise), and `mark_consolidated`.
 //! * C's review lifecycle (`review_after` by kind) and judgments (`judge`, `compare`).
 
-use crate::resolution::{load_by_id, write_revision};
-use crate::store::{MEMORY_COLUMNS, add_event, index_text, row_to_memory};
+use crate::storage::rows::{LinkWrite, MemoryPatch, NewEvent};
+use crate::storage::{Tx, require_id};
 use crate::{Result, Store};
 use engram_core::dynamics::{self, DynamicsModel};
 use engram_core::memory::IdRef;
 use engram_core::{EventKind, InputError, Kind, LinkKind, Memory, MemoryId, Millis, Tier};
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -59,35 +58,9 @@ pub struct Cluster {
     pub excerpts: Vec<String>,
 }
 
-/// A judgment row (C's memory relation).
-#[derive(Debug, Clone, Serialize)]
-pub struct Judgment {
-    pub judgment_id: String,
-    pub src: MemoryId,
-    pub dst: MemoryId,
-    pub relation: Option<String>,
-    pub status: String,
-    pub score: Option<f64>,
-    pub reason: Option<String>,
-    pub evidence: Option<String>,
-    pub confidence: Option<f64>,
-    pub actor: Option<String>,
-    pub actor_kind: Option<String>,
-    pub model: Option<String>,
-    pub session_id: Option<String>,
-}
+pub use crate::storage::rows::Judgment;
 
-/// A memory due for review.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReviewItem {
-    pub id: MemoryId,
-    pub title: Option<String>,
-    pub kind: Kind,
-    pub room: String,
-    pub excerpt: String,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub review_after: Millis,
-}
+pub use crate::storage::rows::ReviewItem;
 
 /// C's verdicts. `supersedes` also supersedes `dst` in the store; the others become links
 /// (`not_conflict` records the verdict only, so the pair is not offered again).
@@ -136,27 +109,16 @@ impl Store {
             .collect();
         let finished = self.now();
         let json = serde_json::to_string(&report).expect("report serialises");
-        self.conn.execute(
-            "INSERT INTO maintenance_runs (started_at, finished_at, dry_run, report) VALUES (?1, ?2, ?3, ?4)",
-            params![started, finished, dry_run as i64, json],
-        )?;
-        if !dry_run {
-            // The change log only has to reach back to what the vault has written.
-            if self.vault_dir().is_none() {
-                self.conn.execute("DELETE FROM changes", [])?;
-            } else {
-                self.conn.execute(
-                    "DELETE FROM changes WHERE seq <= COALESCE(
-                        (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vault_seq'), 0)",
-                    [],
-                )?;
+        let vault_off = self.vault_dir().is_none();
+        self.write(|tx| {
+            tx.log_maintenance(started, finished, dry_run, &json)?;
+            if !dry_run {
+                // The change log only has to reach back to what the vault has written.
+                tx.prune_changes(vault_off)?;
+                tx.set_meta("last_maintenance", &finished.to_string())?;
             }
-            self.conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('last_maintenance', ?1)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [finished.to_string()],
-            )?;
-        }
+            Ok(())
+        })?;
         Ok(report)
     }
 
@@ -165,11 +127,7 @@ impl Store {
         if let Some(r) = room {
             return Ok(vec![r.to_string()]);
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT DISTINCT room FROM memories WHERE tier = 'active' ORDER BY room")?;
-        let rooms = stmt.query_map([], |r| r.get(0))?;
-        Ok(rooms.collect::<rusqlite::Result<_>>()?)
+        self.reads().active_rooms()
     }
 
     /// Seed A's `consolidate_memory`: consolidation only, now, in one room (or all).
@@ -199,38 +157,18 @@ impl Store {
         if names.is_empty() {
             return Err(InputError::new("from", "name at least one room other than `to`").into());
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut moved = 0;
-        for f in &names {
-            moved += tx.execute(
-                "UPDATE memories SET room = ?2 WHERE room = ?1",
-                params![f, to],
-            )? as u64;
-            tx.execute(
-                "UPDATE sessions SET room = ?2 WHERE room = ?1",
-                params![f, to],
-            )?;
-            tx.execute(
-                "UPDATE prompts SET room = ?2 WHERE room = ?1",
-                params![f, to],
-            )?;
-        }
-        tx.commit()?;
-        Ok(moved)
+        self.write(|tx| {
+            let mut moved = 0;
+            for f in &names {
+                moved += tx.move_room(f, &to)?;
+            }
+            Ok(moved)
+        })
     }
 
     /// When maintenance last ran for real (Unix ms), if ever.
     pub fn last_maintenance(&self) -> Result<Option<Millis>> {
-        let v: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'last_maintenance'",
-                [],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let v = self.reads().meta("last_maintenance")?;
         Ok(v.and_then(|s| s.parse().ok()))
     }
 
@@ -248,15 +186,12 @@ impl Store {
 
     /// The logged maintenance runs, newest first.
     pub fn maintenance_log(&self, limit: usize) -> Result<Vec<serde_json::Value>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT report FROM maintenance_runs ORDER BY id DESC LIMIT ?1")?;
-        let rows = stmt.query_map([limit as i64], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
-        for r in rows {
-            out.push(serde_json::from_str(&r?).unwrap_or(serde_json::Value::Null));
-        }
-        Ok(out)
+        Ok(self
+            .reads()
+            .maintenance_runs(limit)?
+            .iter()
+            .map(|r| serde_json::from_str(r).unwrap_or(serde_json::Value::Null))
+            .collect())
     }
 
     /// Greedy clusters of active memories in `room` (of `kind`, when given) whose members
@@ -271,14 +206,7 @@ impl Store {
     ) -> Result<Vec<Vec<MemoryId>>> {
         let now = self.now();
         let min_age = (self.config.consolidate_min_age_days * engram_core::DAY_MS as f64) as i64;
-        let members: Vec<Memory> = {
-            let mut stmt = self.conn.prepare(&format!(
-                "SELECT {MEMORY_COLUMNS} FROM memories WHERE room = ?1 AND tier = 'active' AND pinned = 0
-                 ORDER BY id LIMIT ?2"
-            ))?;
-            stmt.query_map(params![room, MAX_PER_ROOM as i64], row_to_memory)?
-                .collect::<rusqlite::Result<_>>()?
-        };
+        let members: Vec<Memory> = self.reads().unpinned_in_room(room, MAX_PER_ROOM)?;
         let members: Vec<Memory> = members
             .into_iter()
             .filter(|m| match kind {
@@ -393,59 +321,55 @@ impl Store {
             None
         };
         let now = self.now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        // Another process may have changed the cluster since it was read: act on what is
-        // still active only.
-        let Some(k) = load_by_id(&tx, keeper.id)?.filter(|m| m.tier == Tier::Active) else {
-            return Ok(out);
-        };
-        if text != k.content && k.content == keeper.content {
-            write_revision(&tx, &k, "consolidate", now, None)?;
-            let importance = mems
-                .iter()
-                .map(|m| m.importance)
-                .fold(k.importance, f64::max);
-            tx.execute(
-                "UPDATE memories SET content = ?2, importance = ?3, content_hash = ?4, updated_at = ?5 WHERE id = ?1",
-                params![k.id, text, importance, crate::ops::content_hash(&text), now],
-            )?;
-            index_text(
-                &tx,
-                k.id,
-                k.title.as_deref(),
-                &text,
-                &k.tags,
-                k.metadata.get("context").and_then(|c| c.as_str()),
-            )?;
-            tx.execute("DELETE FROM embeddings WHERE memory_id = ?1", [k.id])?;
-            if let Some((model, v)) = &vector {
-                crate::vectors::write_embedding(&tx, k.id, model, v)?;
-            }
-        }
-        let mut archived = Vec::new();
-        for o in &others {
-            let n = tx.execute(
-                "UPDATE memories SET tier = 'archived', updated_at = ?2 WHERE id = ?1 AND tier = 'active'",
-                params![o.id, now],
-            )?;
-            if n == 1 {
-                crate::ops::link_in(&tx, k.id, o.id, LinkKind::DerivedFrom, 1.0, now)?;
-                add_event(
-                    &tx,
-                    o.id,
-                    EventKind::Update,
-                    0.0,
-                    now,
-                    None,
-                    Some(&format!("consolidated into #{}", k.id)),
+        let archived = self.write(|tx| {
+            // Another process may have changed the cluster since it was read: act on what
+            // is still active only.
+            let Some(k) = tx
+                .memory(&IdRef::Id(keeper.id))?
+                .filter(|m| m.tier == Tier::Active)
+            else {
+                return Ok(None);
+            };
+            if text != k.content && k.content == keeper.content {
+                tx.add_revision(&k, "consolidate", now, None)?;
+                let importance = mems
+                    .iter()
+                    .map(|m| m.importance)
+                    .fold(k.importance, f64::max);
+                tx.patch_memory(
+                    k.id,
+                    &MemoryPatch {
+                        content: Some(text.clone()),
+                        importance: Some(importance),
+                        ..MemoryPatch::touch(now)
+                    },
                 )?;
-                archived.push(o.id);
+                tx.index_text(
+                    k.id,
+                    k.title.as_deref(),
+                    &text,
+                    &k.tags,
+                    k.metadata.get("context").and_then(|c| c.as_str()),
+                )?;
+                tx.set_embedding(k.id, None)?;
+                if let Some((model, v)) = &vector {
+                    tx.set_embedding(k.id, Some((model, v)))?;
+                }
             }
-        }
-        tx.commit()?;
-        Ok(Consolidation { archived, ..out })
+            let mut archived = Vec::new();
+            for o in &others {
+                if archive(tx, o.id, now)? {
+                    tx.upsert_link(&LinkWrite::set(k.id, o.id, LinkKind::DerivedFrom, 1.0, now))?;
+                    event(tx, o.id, now, &format!("consolidated into #{}", k.id))?;
+                    archived.push(o.id);
+                }
+            }
+            Ok(Some(archived))
+        })?;
+        Ok(match archived {
+            Some(archived) => Consolidation { archived, ..out },
+            None => out,
+        })
     }
 
     /// Archives active, unpinned memories whose strength fell below `archive_strength`,
@@ -453,13 +377,7 @@ impl Store {
     fn archive_weak(&mut self, dry_run: bool) -> Result<(Vec<Archival>, Vec<MemoryId>, usize)> {
         let now = self.now();
         let threshold = self.config.archive_strength;
-        let ids: Vec<MemoryId> = {
-            let mut stmt = self.conn.prepare(
-                "SELECT id FROM memories WHERE tier = 'active' AND pinned = 0 ORDER BY id",
-            )?;
-            stmt.query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
-        };
+        let ids: Vec<MemoryId> = self.reads().unpinned_ids()?;
         let mut strength: HashMap<MemoryId, f64> = HashMap::new();
         for chunk in ids.chunks(500) {
             let traces = self.traces_of(chunk)?;
@@ -483,14 +401,7 @@ impl Store {
         let mut archived = Vec::new();
         let mut protected = Vec::new();
         for id in weak {
-            let neighbours: Vec<MemoryId> = {
-                let mut stmt = self.conn.prepare_cached(
-                    "SELECT l.dst FROM links l JOIN memories m ON m.id = l.dst WHERE l.src = ?1 AND m.tier = 'active'
-                     UNION SELECT l.src FROM links l JOIN memories m ON m.id = l.src WHERE l.dst = ?1 AND m.tier = 'active'",
-                )?;
-                stmt.query_map([id], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?
-            };
+            let neighbours = self.reads().active_neighbours(id)?;
             if neighbours
                 .iter()
                 .any(|n| strength.get(n).is_some_and(|s| *s >= threshold))
@@ -504,28 +415,17 @@ impl Store {
             });
         }
         if !dry_run && !archived.is_empty() {
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)?;
-            for a in &archived {
-                tx.execute(
-                    "UPDATE memories SET tier = 'archived', updated_at = ?2 WHERE id = ?1 AND tier = 'active'",
-                    params![a.id, now],
-                )?;
-                add_event(
-                    &tx,
-                    a.id,
-                    EventKind::Update,
-                    0.0,
-                    now,
-                    None,
-                    Some(&format!(
+            self.write(|tx| {
+                for a in &archived {
+                    archive(tx, a.id, now)?;
+                    let why = format!(
                         "archived by maintenance: strength {:.4} < {threshold}",
                         a.strength
-                    )),
-                )?;
-            }
-            tx.commit()?;
+                    );
+                    event(tx, a.id, now, &why)?;
+                }
+                Ok(())
+            })?;
         }
         Ok((archived, protected, ids.len()))
     }
@@ -594,185 +494,49 @@ impl Store {
             .into());
         }
         let now = self.now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let target = crate::store::resolve_in(&tx, into, "new_memory_id")?;
-        let mut done = Vec::new();
-        for e in episodes {
-            let id = crate::store::resolve_in(&tx, e, "episode_ids")?;
-            if id == target {
-                return Err(
-                    InputError::new("episode_ids", format!("#{id} is the summary itself")).into(),
-                );
+        self.write(|tx| {
+            let target = require_id(tx, into, "new_memory_id")?;
+            let mut done = Vec::new();
+            for e in episodes {
+                let id = require_id(tx, e, "episode_ids")?;
+                if id == target {
+                    return Err(InputError::new(
+                        "episode_ids",
+                        format!("#{id} is the summary itself"),
+                    )
+                    .into());
+                }
+                tx.upsert_link(&LinkWrite::set(target, id, LinkKind::DerivedFrom, 1.0, now))?;
+                archive(tx, id, now)?;
+                event(tx, id, now, &format!("consolidated into #{target}"))?;
+                done.push(id);
             }
-            crate::ops::link_in(&tx, target, id, LinkKind::DerivedFrom, 1.0, now)?;
-            tx.execute(
-                "UPDATE memories SET tier = 'archived', updated_at = ?2 WHERE id = ?1 AND tier = 'active'",
-                params![id, now],
-            )?;
-            add_event(
-                &tx,
-                id,
-                EventKind::Update,
-                0.0,
-                now,
-                None,
-                Some(&format!("consolidated into #{target}")),
-            )?;
-            done.push(id);
-        }
-        tx.commit()?;
-        Ok(done)
-    }
-
-    /// C's review list: active memories whose review date has passed, oldest due first.
-    pub fn review_list(&self, room: Option<&str>, limit: usize) -> Result<Vec<ReviewItem>> {
-        let now = self.now();
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {MEMORY_COLUMNS}, review_after FROM memories
-             WHERE tier = 'active' AND review_after IS NOT NULL AND review_after <= ?1
-               AND (?2 IS NULL OR room = ?2)
-             ORDER BY review_after, id LIMIT ?3"
-        ))?;
-        let rows = stmt.query_map(params![now, room, limit as i64], |r| {
-            Ok((row_to_memory(r)?, r.get::<_, i64>(18)?))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (m, due) = row?;
-            out.push(ReviewItem {
-                id: m.id,
-                title: m.title,
-                kind: m.kind,
-                room: m.room,
-                excerpt: m.content.chars().take(200).collect(),
-                review_after: due,
-            });
-        }
-        Ok(out)
-    }
-
-    /// C's `mark_reviewed`: the memory is current; its next review is due after the same
-    /// period again. Returns the new date (none for kinds without reviews).
-    pub fn mark_reviewed(&mut self, id: &IdRef) -> Result<Option<Millis>> {
-        let now = self.now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let m = crate::store::load_in(&tx, id, "id")?;
-        let next = crate::ops::review_after(m.kind, now);
-        tx.execute(
-            "UPDATE memories SET review_after = ?2 WHERE id = ?1",
-            params![m.id, next],
-        )?;
-        add_event(
-            &tx,
-            m.id,
-            EventKind::Reinforce,
-            0.5,
-            now,
-            None,
-            Some("reviewed"),
-        )?;
-        tx.commit()?;
-        Ok(next)
-    }
-
-    /// Records a verdict on a pending judgment (C's `mem_judge`).
-    pub fn judge(&mut self, verdict: Verdict) -> Result<Judgment> {
-        let relation = check_relation(&verdict.relation)?;
-        let confidence = verdict.confidence.unwrap_or(1.0);
-        if !(0.0..=1.0).contains(&confidence) {
-            return Err(InputError::new(
-                "confidence",
-                format!("is {confidence}, it must be between 0 and 1"),
-            )
-            .into());
-        }
-        for (field, v) in [("reason", &verdict.reason), ("evidence", &verdict.evidence)] {
-            if let Some(v) = v {
-                engram_core::limits::check_len(field, v, engram_core::limits::MAX_TITLE_BYTES)?;
-            }
-        }
-        let now = self.now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let row: Option<(MemoryId, MemoryId)> = tx
-            .query_row(
-                "SELECT src, dst FROM judgments WHERE uid = ?1",
-                [&verdict.judgment_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((src, dst)) = row else {
-            return Err(crate::Error::not_found(
-                "judgment_id",
-                verdict.judgment_id.clone(),
-            ));
-        };
-        tx.execute(
-            "UPDATE judgments SET relation = ?2, status = 'judged', reason = ?3, evidence = ?4, confidence = ?5,
-             actor = ?6, actor_kind = ?7, model = ?8, session_id = COALESCE(?9, session_id), updated_at = ?10
-             WHERE uid = ?1",
-            params![
-                verdict.judgment_id,
-                relation,
-                verdict.reason,
-                verdict.evidence,
-                confidence,
-                verdict.actor.as_deref().unwrap_or("agent"),
-                verdict.actor_kind.as_deref().unwrap_or("agent"),
-                verdict.model,
-                verdict.session_id,
-                now
-            ],
-        )?;
-        apply_relation(&tx, src, dst, relation, now)?;
-        tx.commit()?;
-        self.judgment(&verdict.judgment_id)
-    }
-
-    /// C's `mem_compare`: a verdict on two memories without a pending judgment; creates
-    /// or overwrites the pair's judgment. Returns it.
-    pub fn compare(&mut self, a: &IdRef, b: &IdRef, verdict: Verdict) -> Result<Judgment> {
-        let (src, dst) = (self.resolve_id(a)?, self.resolve_id(b)?);
-        if src == dst {
-            return Err(InputError::new("memory_id_b", "must differ from memory_id_a").into());
-        }
-        let now = self.now();
-        let uid = crate::resolution::pending_judgment(&self.conn, src, dst, 0.0, None, now)?;
-        self.judge(Verdict {
-            judgment_id: uid,
-            actor: verdict.actor.or(Some("engram".into())),
-            actor_kind: verdict.actor_kind.or(Some("system".into())),
-            ..verdict
+            Ok(done)
         })
     }
+}
 
-    /// One judgment by id.
-    pub fn judgment(&self, uid: &str) -> Result<Judgment> {
-        self.conn
-            .query_row(
-                "SELECT uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id
-                 FROM judgments WHERE uid = ?1",
-                [uid],
-                row_to_judgment,
-            )
-            .optional()?
-            .ok_or_else(|| crate::Error::not_found("judgment_id", uid.to_string()))
-    }
+/// Moves an active memory to the archive; `false` when it is no longer active.
+fn archive(tx: &mut dyn Tx, id: MemoryId, now: Millis) -> Result<bool> {
+    tx.patch_memory(
+        id,
+        &MemoryPatch {
+            if_tier: Some(Tier::Active),
+            ..MemoryPatch::tier(Tier::Archived, now)
+        },
+    )
+}
 
-    /// Judgments touching a memory, newest first.
-    pub fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id
-             FROM judgments WHERE src = ?1 OR dst = ?1 ORDER BY updated_at DESC, id DESC LIMIT 50",
-        )?;
-        let rows = stmt.query_map([id], row_to_judgment)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
+/// Logs why maintenance moved a memory.
+fn event(tx: &mut dyn Tx, id: MemoryId, now: Millis, detail: &str) -> Result<()> {
+    tx.append_event(&NewEvent {
+        memory_id: id,
+        kind: EventKind::Update,
+        weight: 0.0,
+        at: now,
+        session_id: None,
+        detail: Some(detail),
+    })
 }
 
 #[derive(Clone, Copy)]
@@ -781,85 +545,6 @@ enum Threshold {
     Skill,
 }
 
-/// A verdict on two related memories.
-#[derive(Debug, Clone, Default)]
-pub struct Verdict {
-    pub judgment_id: String,
-    pub relation: String,
-    pub reason: Option<String>,
-    pub evidence: Option<String>,
-    pub confidence: Option<f64>,
-    pub session_id: Option<String>,
-    pub actor: Option<String>,
-    pub actor_kind: Option<String>,
-    pub model: Option<String>,
-}
+pub use crate::storage::rows::Verdict;
 
-fn check_relation(raw: &str) -> Result<&'static str, InputError> {
-    let r = raw.trim().to_ascii_lowercase().replace('-', "_");
-    RELATIONS.iter().find(|x| **x == r).copied().ok_or_else(|| {
-        InputError::new(
-            "relation",
-            format!(
-                "{raw:?} is not a verdict; use one of {}",
-                RELATIONS.join(", ")
-            ),
-        )
-    })
-}
-
-/// What a verdict does to the store: a link of its kind; `supersedes` also ends the
-/// validity of `dst`.
-fn apply_relation(
-    tx: &rusqlite::Connection,
-    src: MemoryId,
-    dst: MemoryId,
-    relation: &str,
-    now: Millis,
-) -> Result<()> {
-    let kind = match relation {
-        "not_conflict" => return Ok(()),
-        "supersedes" => LinkKind::Supersedes,
-        "conflicts_with" => LinkKind::ConflictsWith,
-        "compatible" => LinkKind::Compatible,
-        "scoped" => LinkKind::Scoped,
-        _ => LinkKind::Related,
-    };
-    crate::ops::link_in(tx, src, dst, kind, 1.0, now)?;
-    if relation == "supersedes" {
-        let n = tx.execute(
-            "UPDATE memories SET tier = 'superseded', valid_to = ?2, updated_at = ?2 WHERE id = ?1 AND tier = 'active'",
-            params![dst, now],
-        )?;
-        if n == 1 {
-            add_event(
-                tx,
-                dst,
-                EventKind::Correction,
-                0.0,
-                now,
-                None,
-                Some(&format!("superseded by #{src} (judged)")),
-            )?;
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn row_to_judgment(r: &rusqlite::Row<'_>) -> rusqlite::Result<Judgment> {
-    Ok(Judgment {
-        judgment_id: r.get(0)?,
-        src: r.get(1)?,
-        dst: r.get(2)?,
-        relation: r.get(3)?,
-        status: r.get(4)?,
-        score: r.get(5)?,
-        reason: r.get(6)?,
-        evidence: r.get(7)?,
-        confidence: r.get(8)?,
-        actor: r.get(9)?,
-        actor_kind: r.get(10)?,
-        model: r.get(11)?,
-        session_id: r.get(12)?,
-    })
-}
+pub(crate) use crate::sqlite::revisions::judgment_from_row as row_to_judgment;

@@ -1,10 +1,12 @@
 //! The [`Store`]: one open database, its configuration and a clock, plus the row-level
 //! helpers the operations share.
 
-use crate::{Error, Result, db};
+use crate::storage::rows::NewEvent;
+use crate::storage::{Reads, Tx};
+use crate::{Result, db};
 use engram_core::memory::IdRef;
-use engram_core::{Config, EventKind, Kind, Memory, MemoryId, Millis, Tier};
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use engram_core::{Config, EventKind, Memory, MemoryId, Millis};
+use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -46,9 +48,9 @@ impl Store {
     /// FULL is restored even when `f` panics: a server that survives a panicking call keeps
     /// its store and must not go on committing without fsyncs.
     pub(crate) fn without_fsync<T>(&mut self, f: impl FnOnce(&mut Store) -> T) -> Result<T> {
-        self.conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+        crate::sqlite::set_full_sync(&self.conn, false)?;
         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
-        let restored = self.conn.execute_batch("PRAGMA synchronous = FULL");
+        let restored = crate::sqlite::set_full_sync(&self.conn, true);
         match out {
             Ok(out) => {
                 restored?;
@@ -102,113 +104,46 @@ impl Store {
 
     /// Resolves an id reference to an existing memory's id (any tier).
     pub fn resolve_id(&self, r: &IdRef) -> Result<MemoryId> {
-        resolve_in(&self.conn, r, "id")
+        crate::storage::require_id(self.reads(), r, "id")
     }
 
     /// Loads a memory by reference.
     pub fn get(&self, r: &IdRef) -> Result<Memory> {
-        load_in(&self.conn, r, "id")
+        crate::storage::require_memory(self.reads(), r, "id")
     }
 
     pub(crate) fn load_many(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
-        let mut out = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(500) {
-            let sql = format!(
-                "SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({})",
-                placeholders(chunk.len())
-            );
-            let mut stmt = self.conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map(rusqlite::params_from_iter(chunk), row_to_memory)?;
-            for r in rows {
-                out.push(r?);
-            }
-        }
-        Ok(out)
+        self.reads().memories(ids)
+    }
+
+    /// The storage the engine reads through.
+    pub(crate) fn reads(&self) -> &dyn Reads {
+        &self.conn
+    }
+
+    /// Runs `f` in one write transaction of the storage backend (see
+    /// [`Backend::write`](crate::storage::Backend::write): `f` may run more than once).
+    pub(crate) fn write<T>(&mut self, f: impl FnMut(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        crate::storage::write(&mut self.conn, f)
     }
 }
 
 /// The id of a memory by reference, on any connection or transaction; an unknown id is
 /// reported against `field`.
 pub(crate) fn resolve_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<MemoryId> {
-    let found: Option<i64> = match r {
-        IdRef::Id(id) => conn
-            .query_row("SELECT id FROM memories WHERE id = ?1", [id], |row| {
-                row.get(0)
-            })
-            .optional()?,
-        IdRef::Uid(uid) => conn
-            .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |row| {
-                row.get(0)
-            })
-            .optional()?,
-    };
-    found.ok_or_else(|| Error::not_found(field, describe(r)))
+    crate::storage::require_id(conn, r, field)
 }
 
 /// Loads a memory inside a transaction; unknown ids are reported against `field`.
 pub(crate) fn load_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<Memory> {
-    let sql = match r {
-        IdRef::Id(_) => format!("SELECT {} FROM memories WHERE id = ?1", MEMORY_COLUMNS),
-        IdRef::Uid(_) => format!("SELECT {} FROM memories WHERE uid = ?1", MEMORY_COLUMNS),
-    };
-    let found = match r {
-        IdRef::Id(id) => conn.query_row(&sql, [id], row_to_memory).optional()?,
-        IdRef::Uid(uid) => conn.query_row(&sql, [uid], row_to_memory).optional()?,
-    };
-    found.ok_or_else(|| Error::not_found(field, describe(r)))
+    crate::storage::require_memory(conn, r, field)
 }
 
-fn describe(r: &IdRef) -> String {
-    match r {
-        IdRef::Id(id) => format!("#{id}"),
-        IdRef::Uid(uid) => uid.clone(),
-    }
-}
-
-pub(crate) const MEMORY_COLUMNS: &str = "id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier, \
-     created_at, updated_at, valid_from, valid_to, source, session_id, metadata";
-
-pub(crate) fn row_to_memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
-    let kind: String = row.get(4)?;
-    let tier: String = row.get(10)?;
-    let tags: String = row.get(6)?;
-    let metadata: String = row.get(17)?;
-    let bad = |col: usize, what: String| {
-        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, what.into())
-    };
-    Ok(Memory {
-        id: row.get(0)?,
-        uid: row.get(1)?,
-        content: row.get(2)?,
-        title: row.get(3)?,
-        kind: Kind::parse(&kind).map_err(|e| bad(4, e.to_string()))?,
-        importance: row.get(5)?,
-        tags: serde_json::from_str(&tags).map_err(|e| bad(6, e.to_string()))?,
-        room: row.get(7)?,
-        topic_key: row.get(8)?,
-        pinned: row.get::<_, i64>(9)? != 0,
-        tier: Tier::parse(&tier).map_err(|e| bad(10, e.to_string()))?,
-        created_at: row.get(11)?,
-        updated_at: row.get(12)?,
-        valid_from: row.get(13)?,
-        valid_to: row.get(14)?,
-        source: row.get(15)?,
-        session_id: row.get(16)?,
-        metadata: serde_json::from_str(&metadata).map_err(|e| bad(17, e.to_string()))?,
-    })
-}
-
-/// `?, ?, ?` for `n` values.
-pub(crate) fn placeholders(n: usize) -> String {
-    vec!["?"; n].join(", ")
-}
-
-/// Whether a memory row exists (inside the caller's transaction).
-pub(crate) fn exists(conn: &Connection, id: MemoryId) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)")?
-        .query_row([id], |r| r.get(0))?)
-}
+// The row owners, under the names the write path, the vault and import still use (they
+// move to the storage interface with their own slices of issue 17).
+pub(crate) use crate::sqlite::memories::{
+    COLUMNS as MEMORY_COLUMNS, exists, from_row as row_to_memory, placeholders,
+};
 
 /// Appends one event to a memory's log.
 pub(crate) fn add_event(
@@ -220,11 +155,17 @@ pub(crate) fn add_event(
     session_id: Option<&str>,
     detail: Option<&str>,
 ) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO events (memory_id, kind, weight, at, session_id, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![memory_id, kind.as_str(), weight, at, session_id, detail])?;
-    Ok(())
+    crate::sqlite::events::append(
+        conn,
+        &NewEvent {
+            memory_id,
+            kind,
+            weight,
+            at,
+            session_id,
+            detail,
+        },
+    )
 }
 
 /// Writes both full-text rows of a memory (replacing any earlier ones).
@@ -236,35 +177,7 @@ pub(crate) fn index_text(
     tags: &[String],
     context: Option<&str>,
 ) -> Result<()> {
-    let mut all = String::with_capacity(content.len() + 64);
-    if let Some(t) = title {
-        all.push_str(t);
-        all.push('\n');
-    }
-    all.push_str(content);
-    if let Some(c) = context {
-        all.push('\n');
-        all.push_str(c);
-    }
-    for t in tags {
-        all.push('\n');
-        all.push_str(t);
-    }
-    conn.prepare_cached("DELETE FROM fts_words WHERE rowid = ?1")?
-        .execute([id])?;
-    conn.prepare_cached("DELETE FROM fts_grams WHERE rowid = ?1")?
-        .execute([id])?;
-    let words = engram_core::text::word_index_text(&all);
-    if !words.is_empty() {
-        conn.prepare_cached("INSERT INTO fts_words (rowid, body) VALUES (?1, ?2)")?
-            .execute(params![id, words])?;
-    }
-    let grams = engram_core::text::gram_index_text(&all);
-    if !grams.is_empty() {
-        conn.prepare_cached("INSERT INTO fts_grams (rowid, body) VALUES (?1, ?2)")?
-            .execute(params![id, grams])?;
-    }
-    Ok(())
+    crate::sqlite::fulltext::index(conn, id, title, content, tags, context)
 }
 
 #[cfg(test)]

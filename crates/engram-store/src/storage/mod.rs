@@ -1,1 +1,277 @@
+//! The storage interface: everything the engine asks of a database, and nothing more.
+//!
+//! The engine (remember, reinforce, correct, forget/restore/purge, link, pin, show, the
+//! hub and sessions, judgments, …) talks to storage only through these traits; the SQLite
+//! implementation is `crate::sqlite`, and every SQL statement lives there. The next
+//! backend is PostgreSQL with pgvector behind a connection pool (issue 18), so the
+//! interface is shaped for a networked database as much as for a file:
+//!
+//! * **Synchronous.** The engine is synchronous and servers already call it from
+//!   `spawn_blocking`; a PostgreSQL backend blocks on its pool there. An async interface
+//!   would colour every operation and every surface for no gain on SQLite.
+//! * **Object-safe.** No generic methods, no `Self` by value: a `Store` can hold a
+//!   `Box<dyn Backend>` chosen at run time from a path or a `postgres://` URL.
+//! * **Reads apart from writes.** [`Reads`] is what any connection can answer; a write
+//!   happens only inside [`Backend::write`], on a [`Tx`] (which can also read, so a write
+//!   checks and changes in one transaction, as `forget` and `purge` must).
+//! * **One write transaction, retryable.** `Backend::write` runs its closure inside one
+//!   transaction and may run it *again* (PostgreSQL's serialisation failures and
+//!   deadlocks are retried, not reported), hence `FnMut`: the closure must have no effect
+//!   outside the transaction, so anything slow or external (embedding a text, reading a
+//!   file) happens before it, and results leave through captured variables only after
+//!   it returned. SQLite's transaction is `BEGIN IMMEDIATE` and never needs the retry.
+//! * **Batching.** Methods that a query loop would call per id take many ids
+//!   ([`Reads::memories`], [`Reads::traces`]), so a networked store answers in one round
+//!   trip, not N.
+//! * **Plain data.** Only `engram-core` types and the row structs of [`rows`] cross the
+//!   boundary: no driver rows, no SQL fragments (a query's shape is an enum such as
+//!   [`rows::ActiveOrder`] that each backend translates).
+//!
+//! The lexical and vector candidate sources (FTS5 and the vector scan/HNSW index here;
+//! `tsvector`/GIN and pgvector there) are a trait of their own beside these
+//! (`storage/candidates.rs`, the recall side); `Backend` requires it once both exist.
+
 pub mod candidates;
+pub mod rows;
+
+use crate::Result;
+use engram_core::dynamics::Trace;
+use engram_core::memory::IdRef;
+use engram_core::{Memory, MemoryId, Millis};
+use rows::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// What any connection can answer. Every method reads committed data (or, on a [`Tx`],
+/// the transaction's own writes too).
+pub trait Reads {
+    // --- memories ---
+    /// The id a reference names, in any tier.
+    fn memory_id(&self, r: &IdRef) -> Result<Option<MemoryId>>;
+    /// One memory by reference, in any tier.
+    fn memory(&self, r: &IdRef) -> Result<Option<Memory>>;
+    /// Many memories by id in one batch, in no particular order; unknown ids are skipped.
+    fn memories(&self, ids: &[MemoryId]) -> Result<Vec<Memory>>;
+    fn memory_exists(&self, id: MemoryId) -> Result<bool>;
+    /// C's review date of a memory (not part of [`Memory`]).
+    fn review_after(&self, id: MemoryId) -> Result<Option<Millis>>;
+    /// Active memories due for review at `now` (in `room`, or all), oldest due first.
+    fn due_for_review(
+        &self,
+        room: Option<&str>,
+        now: Millis,
+        limit: usize,
+    ) -> Result<Vec<ReviewItem>>;
+    /// Memories beside `anchor` in id order, outside the trash, nearest first: those of
+    /// its session when it has one, else of its room.
+    fn memories_beside(&self, anchor: &Memory, side: Side, limit: usize) -> Result<Vec<Memory>>;
+    /// Active memories of some kinds and rooms (the hub's and the briefing's lists).
+    fn active_memories(&self, q: &ActiveQuery<'_>) -> Result<Vec<Memory>>;
+    /// Failures and fixes of a component in a room outside the trash, newest first.
+    fn component_failures(&self, room: &str, component: &str, limit: usize) -> Result<Vec<Memory>>;
+    /// Every room that holds an active memory, by name.
+    fn active_rooms(&self) -> Result<Vec<String>>;
+    /// Active, unpinned memories of a room, oldest first (maintenance's clusters).
+    fn unpinned_in_room(&self, room: &str, limit: usize) -> Result<Vec<Memory>>;
+    /// Ids of every active, unpinned memory, ascending (maintenance's archive pass).
+    fn unpinned_ids(&self) -> Result<Vec<MemoryId>>;
+    /// Memories of `room` (every room when `None`) outside the trash, newest first.
+    fn recent_memories(&self, room: Option<&str>, limit: usize) -> Result<Vec<Memory>>;
+    /// Every memory outside the trash, oldest first (C's export).
+    fn live_memories(&self) -> Result<Vec<Memory>>;
+    /// How many memories a session holds (outside the trash).
+    fn session_memory_count(&self, session_id: &str) -> Result<u64>;
+    /// When the newest memory of a room was created.
+    fn newest_in_room(&self, room: &str) -> Result<Option<Millis>>;
+    /// Row counts of a table grouped by one column.
+    fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>>;
+
+    // --- events ---
+    /// The positive-weight events of many memories, for the dynamics, in one batch.
+    fn traces(&self, ids: &[MemoryId]) -> Result<HashMap<MemoryId, Vec<Trace>>>;
+    /// A memory's events counted by kind.
+    fn event_counts(&self, id: MemoryId) -> Result<BTreeMap<String, u64>>;
+    /// A memory's newest events, newest first.
+    fn recent_events(&self, id: MemoryId, limit: usize) -> Result<Vec<EventView>>;
+    /// The detail and time of a memory's newest event whose detail matches.
+    fn last_event_detail(
+        &self,
+        id: MemoryId,
+        m: DetailMatch<'_>,
+    ) -> Result<Option<(String, Millis)>>;
+    fn event_count(&self, id: MemoryId) -> Result<u64>;
+
+    // --- links ---
+    /// Links from or to a memory, by kind, then source, then target.
+    fn links_around(&self, id: MemoryId) -> Result<Vec<LinkView>>;
+    /// How many links start or end at a memory.
+    fn link_count(&self, id: MemoryId) -> Result<u64>;
+    /// Active memories linked to `id`, either way (A's chain protection).
+    fn active_neighbours(&self, id: MemoryId) -> Result<Vec<MemoryId>>;
+    /// The newest memory that supersedes `id`.
+    fn successor(&self, id: MemoryId) -> Result<Option<MemoryId>>;
+
+    // --- revisions, evidence, judgments ---
+    /// A memory's earlier texts, oldest first, numbered from 1.
+    fn revisions(&self, id: MemoryId) -> Result<Vec<Revision>>;
+    fn revision_count(&self, id: MemoryId) -> Result<u64>;
+    /// Writes folded into a memory, oldest first.
+    fn evidence(&self, id: MemoryId) -> Result<Vec<Evidence>>;
+    fn judgment(&self, uid: &str) -> Result<Option<Judgment>>;
+    /// Judgments touching a memory, newest first (at most 50).
+    fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>>;
+    /// Judgments with `status` (any when `None`) whose source memory is in `room` (every
+    /// room when `None`), newest first.
+    fn judgments_in(
+        &self,
+        room: Option<&str>,
+        status: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Judgment>>;
+
+    // --- sessions and prompts ---
+    fn session(&self, id: &str) -> Result<Option<SessionInfo>>;
+    /// `None`: no such session; `Some(None)`: a session without an outcome yet.
+    fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>>;
+    /// Memories recalled in a session, with their importance, by id.
+    fn recalled_in_session(&self, session_id: &str) -> Result<Vec<(MemoryId, f64)>>;
+    /// How many failed sessions recalled a memory.
+    fn failed_sessions_recalling(&self, id: MemoryId) -> Result<u64>;
+    /// Every room with its memories (outside the trash), sessions and prompts.
+    fn rooms(&self) -> Result<Vec<RoomInfo>>;
+    /// Sessions of `room` (every room when `None`), by latest activity: the session's
+    /// end, its newest memory, or its start.
+    fn recent_sessions(&self, room: Option<&str>, limit: usize) -> Result<Vec<SessionInfo>>;
+    /// Every session, oldest first.
+    fn all_sessions(&self) -> Result<Vec<SessionInfo>>;
+    /// The start of the newest session of `room` that has not ended.
+    fn open_session_since(&self, room: &str) -> Result<Option<Millis>>;
+    /// Prompts of `room` (every room when `None`), newest first; with `query`, only
+    /// those containing it (ASCII case aside, literally: no character is a pattern).
+    fn prompts(
+        &self,
+        room: Option<&str>,
+        query: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<PromptInfo>>;
+    /// Every prompt, oldest first.
+    fn all_prompts(&self) -> Result<Vec<PromptInfo>>;
+
+    // --- meta and maintenance ---
+    fn schema_version(&self) -> Result<i64>;
+    /// A value of the store's key/value table.
+    fn meta(&self, key: &str) -> Result<Option<String>>;
+    /// The logged maintenance reports (JSON), newest first.
+    fn maintenance_runs(&self, limit: usize) -> Result<Vec<String>>;
+}
+
+/// One write transaction. Everything written is committed together when the closure
+/// given to [`Backend::write`] returns `Ok`, and nothing is when it returns an error.
+pub trait Tx: Reads {
+    /// Inserts a memory row (not its text index, events or links); returns its id.
+    fn insert_memory(&mut self, m: &NewMemory) -> Result<MemoryId>;
+    /// Changes some columns of a memory; `false` when no row matched (unknown id, or
+    /// not in `patch.if_tier`).
+    fn patch_memory(&mut self, id: MemoryId, patch: &MemoryPatch) -> Result<bool>;
+    /// Deletes a memory for good, with its events, links and text index rows.
+    fn delete_memory(&mut self, id: MemoryId) -> Result<()>;
+    /// (Re)writes a memory's full-text rows from its title, content, search context and
+    /// tags.
+    fn index_text(
+        &mut self,
+        id: MemoryId,
+        title: Option<&str>,
+        content: &str,
+        tags: &[String],
+        context: Option<&str>,
+    ) -> Result<()>;
+    /// Replaces a memory's vector (`None` drops it: it no longer describes the text).
+    fn set_embedding(&mut self, id: MemoryId, vector: Option<(&str, &[f32])>) -> Result<()>;
+    fn append_event(&mut self, e: &NewEvent<'_>) -> Result<()>;
+    fn upsert_link(&mut self, l: &LinkWrite) -> Result<()>;
+    /// Keeps the text `m` has now as a revision.
+    fn add_revision(
+        &mut self,
+        m: &Memory,
+        reason: &str,
+        at: Millis,
+        session_id: Option<&str>,
+    ) -> Result<()>;
+    fn add_evidence(&mut self, memory_id: MemoryId, e: &Evidence) -> Result<()>;
+    /// Opens (or finds) the pending judgment between `src` and `dst`; returns its uid.
+    fn pending_judgment(
+        &mut self,
+        src: MemoryId,
+        dst: MemoryId,
+        score: f64,
+        session_id: Option<&str>,
+        at: Millis,
+    ) -> Result<String>;
+    /// Records a verdict on a judgment; `false` when no judgment has that uid.
+    fn record_verdict(&mut self, v: &Verdict, relation: &str, at: Millis) -> Result<bool>;
+    /// `false` when an `End` found no session.
+    fn write_session(&mut self, w: &SessionWrite<'_>) -> Result<bool>;
+    /// Stores a prompt a session saw; returns its id.
+    fn add_prompt(
+        &mut self,
+        session_id: Option<&str>,
+        room: &str,
+        content: &str,
+        at: Millis,
+    ) -> Result<i64>;
+    /// Deletes one prompt; `false` when there was none.
+    fn delete_prompt(&mut self, id: i64) -> Result<bool>;
+    fn set_meta(&mut self, key: &str, value: &str) -> Result<()>;
+    /// Moves every memory, session and prompt of room `from` into `to`; returns how many
+    /// memories moved.
+    fn move_room(&mut self, from: &str, to: &str) -> Result<u64>;
+    /// Logs one maintenance run's report (JSON).
+    fn log_maintenance(
+        &mut self,
+        started: Millis,
+        finished: Millis,
+        dry_run: bool,
+        report: &str,
+    ) -> Result<()>;
+    /// Trims the change log that feeds the vault: all of it (`all`, no vault), or what
+    /// the vault has already written.
+    fn prune_changes(&mut self, all: bool) -> Result<()>;
+}
+
+/// A database the engine can run on.
+pub trait Backend: Reads + Send {
+    /// Runs `f` in one write transaction and commits it; may run `f` more than once
+    /// (see the module's notes), so `f` has no effects outside the transaction.
+    fn write(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()>;
+}
+
+/// [`Backend::write`] for a closure that returns a value.
+pub fn write<T>(
+    backend: &mut dyn Backend,
+    mut f: impl FnMut(&mut dyn Tx) -> Result<T>,
+) -> Result<T> {
+    let mut out = None;
+    backend.write(&mut |tx| {
+        out = Some(f(tx)?);
+        Ok(())
+    })?;
+    Ok(out.expect("a committed write transaction ran its closure"))
+}
+
+/// A reference that must name a memory; an unknown one is reported against `field`.
+pub fn require_memory<R: Reads + ?Sized>(r: &R, id: &IdRef, field: &'static str) -> Result<Memory> {
+    r.memory(id)?
+        .ok_or_else(|| crate::Error::not_found(field, describe(id)))
+}
+
+/// The id a reference names; an unknown one is reported against `field`.
+pub fn require_id<R: Reads + ?Sized>(r: &R, id: &IdRef, field: &'static str) -> Result<MemoryId> {
+    r.memory_id(id)?
+        .ok_or_else(|| crate::Error::not_found(field, describe(id)))
+}
+
+fn describe(r: &IdRef) -> String {
+    match r {
+        IdRef::Id(id) => format!("#{id}"),
+        IdRef::Uid(uid) => uid.clone(),
+    }
+}

@@ -1,0 +1,177 @@
+//! The one owner of `revisions` (a memory's earlier texts) and `judgments` (C's verdicts
+//! on pairs of memories, pending until judged): the two records of how memories relate
+//! over time.
+
+use crate::Result;
+use crate::storage::rows::{Judgment, Revision, Verdict};
+use engram_core::{Memory, MemoryId, Millis};
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// Keeps the text a memory had before a change.
+pub(crate) fn add(
+    conn: &Connection,
+    m: &Memory,
+    reason: &str,
+    at: Millis,
+    session_id: Option<&str>,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO revisions (memory_id, content, title, kind, importance, tags, reason, at, session_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        m.id,
+        m.content,
+        m.title,
+        m.kind.as_str(),
+        m.importance,
+        serde_json::to_string(&m.tags).expect("tags serialise"),
+        reason,
+        at,
+        session_id
+    ])?;
+    Ok(())
+}
+
+/// A memory's earlier texts, oldest first, numbered from 1.
+pub(crate) fn of(conn: &Connection, id: MemoryId) -> Result<Vec<Revision>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT content, title, kind, importance, reason, at, session_id FROM revisions WHERE memory_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([id], |r| {
+        Ok(Revision {
+            number: 0,
+            content: r.get(0)?,
+            title: r.get(1)?,
+            kind: r.get(2)?,
+            importance: r.get(3)?,
+            reason: r.get(4)?,
+            at: r.get(5)?,
+            session_id: r.get(6)?,
+        })
+    })?;
+    let mut out: Vec<Revision> = rows.collect::<rusqlite::Result<_>>()?;
+    for (i, r) in out.iter_mut().enumerate() {
+        r.number = i as u64 + 1;
+    }
+    Ok(out)
+}
+
+pub(crate) fn count(conn: &Connection, id: MemoryId) -> Result<u64> {
+    Ok(conn
+        .prepare_cached("SELECT count(*) FROM revisions WHERE memory_id = ?1")?
+        .query_row([id], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// The columns [`judgment_from_row`] reads.
+pub(crate) const JUDGMENT_COLUMNS: &str = "uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id";
+
+pub(crate) fn judgment_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Judgment> {
+    Ok(Judgment {
+        judgment_id: r.get(0)?,
+        src: r.get(1)?,
+        dst: r.get(2)?,
+        relation: r.get(3)?,
+        status: r.get(4)?,
+        score: r.get(5)?,
+        reason: r.get(6)?,
+        evidence: r.get(7)?,
+        confidence: r.get(8)?,
+        actor: r.get(9)?,
+        actor_kind: r.get(10)?,
+        model: r.get(11)?,
+        session_id: r.get(12)?,
+    })
+}
+
+pub(crate) fn judgment(conn: &Connection, uid: &str) -> Result<Option<Judgment>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {JUDGMENT_COLUMNS} FROM judgments WHERE uid = ?1"
+        ))?
+        .query_row([uid], judgment_from_row)
+        .optional()?)
+}
+
+pub(crate) fn judgments_of(conn: &Connection, id: MemoryId) -> Result<Vec<Judgment>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {JUDGMENT_COLUMNS} FROM judgments WHERE src = ?1 OR dst = ?1 ORDER BY updated_at DESC, id DESC LIMIT 50"
+    ))?;
+    let rows = stmt.query_map([id], judgment_from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Opens (or finds) the pending judgment between `src` and `dst`; returns its uid.
+pub(crate) fn pending(
+    conn: &Connection,
+    src: MemoryId,
+    dst: MemoryId,
+    score: f64,
+    session_id: Option<&str>,
+    now: Millis,
+) -> Result<String> {
+    let existing: Option<String> = conn
+        .query_row(
+            "SELECT uid FROM judgments WHERE src = ?1 AND dst = ?2",
+            params![src, dst],
+            |r| r.get(0),
+        )
+        .ok();
+    if let Some(uid) = existing {
+        return Ok(uid);
+    }
+    let uid = format!("rel-{:016x}", crate::ops::random_u64());
+    conn.execute(
+        "INSERT INTO judgments (uid, src, dst, status, score, session_id, created_at, updated_at)
+         VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?6)",
+        params![uid, src, dst, score, session_id, now],
+    )?;
+    Ok(uid)
+}
+
+/// Records a verdict; `false` when no judgment has its uid.
+pub(crate) fn record_verdict(
+    conn: &Connection,
+    v: &Verdict,
+    relation: &str,
+    confidence: f64,
+    now: Millis,
+) -> Result<bool> {
+    let n = conn.execute(
+        "UPDATE judgments SET relation = ?2, status = 'judged', reason = ?3, evidence = ?4, confidence = ?5,
+         actor = ?6, actor_kind = ?7, model = ?8, session_id = COALESCE(?9, session_id), updated_at = ?10
+         WHERE uid = ?1",
+        params![
+            v.judgment_id,
+            relation,
+            v.reason,
+            v.evidence,
+            confidence,
+            v.actor.as_deref().unwrap_or("agent"),
+            v.actor_kind.as_deref().unwrap_or("agent"),
+            v.model,
+            v.session_id,
+            now
+        ],
+    )?;
+    Ok(n > 0)
+}
+
+/// Judgments with `status` (any when `None`) whose source memory is in `room` (every
+/// room when `None`), newest first.
+pub(crate) fn judgments_in(
+    conn: &Connection,
+    room: Option<&str>,
+    status: Option<&str>,
+    limit: usize,
+) -> Result<Vec<Judgment>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT j.uid, j.src, j.dst, j.relation, j.status, j.score, j.reason, j.evidence, j.confidence,
+                j.actor, j.actor_kind, j.model, j.session_id
+         FROM judgments j JOIN memories m ON m.id = j.src
+         WHERE (?1 IS NULL OR m.room = ?1) AND (?2 IS NULL OR j.status = ?2)
+         ORDER BY j.updated_at DESC, j.id DESC LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![room, status, limit as i64], judgment_from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
