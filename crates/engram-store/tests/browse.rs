@@ -3,26 +3,16 @@
 //! the activation curve, and refused limits.
 
 use engram_core::memory::IdRef;
-use engram_core::{Config, DAY_MS, Kind, LinkKind, Millis, Tier};
+use engram_core::{DAY_MS, Kind, LinkKind, Tier};
 use engram_store::browse::{ListRequest, Order};
 use engram_store::{RecallRequest, RememberRequest, Store};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
+mod support;
+use support::{T0, TestClock};
 
-const T0: Millis = 1_790_000_000_000;
-
-fn store() -> (Store, Arc<AtomicI64>, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(AtomicI64::new(T0));
-    let c = clock.clone();
-    let config = Config {
-        resolve: false,
-        ..Config::default()
-    };
-    let s = Store::open(&dir.path().join("engram.db"), config)
-        .unwrap()
-        .with_clock(Arc::new(move || c.load(Ordering::SeqCst)));
-    (s, clock, dir)
+fn store() -> (Store, TestClock, tempfile::TempDir) {
+    let (s, dir) = support::temp_store(support::no_resolution());
+    let clock = TestClock::at(T0);
+    (s.with_clock(clock.clock()), clock, dir)
 }
 
 fn remember(s: &mut Store, text: &str, room: &str) -> i64 {
@@ -39,7 +29,7 @@ fn remember(s: &mut Store, text: &str, room: &str) -> i64 {
 fn lists_order_by_activation_and_count_activity_by_day() {
     let (mut s, clock, _d) = store();
     let old = remember(&mut s, "the deploy script lives in ops", "app");
-    clock.fetch_add(20 * DAY_MS, Ordering::SeqCst);
+    clock.advance(20 * DAY_MS);
     let fresh = remember(&mut s, "the staging database is postgres", "app");
     remember(&mut s, "lunch is at noon", "common");
     let req = |order| ListRequest {
@@ -116,9 +106,9 @@ fn the_graph_holds_the_links_among_its_nodes() {
 fn the_curve_rises_at_a_reinforce_and_decays_ahead() {
     let (mut s, clock, _d) = store();
     let id = remember(&mut s, "retry the webhook three times", "app");
-    clock.fetch_add(10 * DAY_MS, Ordering::SeqCst);
+    clock.advance(10 * DAY_MS);
     s.reinforce(&[IdRef::Id(id)], 1.0, None).unwrap();
-    clock.fetch_add(DAY_MS, Ordering::SeqCst);
+    clock.advance(DAY_MS);
     let c = s.activation_curve(&IdRef::Id(id), 30, 100).unwrap();
     assert_eq!(c.events.len(), 2);
     let past: Vec<_> = c.points.iter().filter(|p| !p.projected).collect();

@@ -4,15 +4,13 @@
 use engram_core::memory::IdRef;
 use engram_core::{Config, DAY_MS, Kind, LinkKind, Millis, Tier};
 use engram_store::{Error, Mode, RecallRequest, RememberAction, RememberRequest, Store, Via};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
-
-const T0: Millis = 1_790_000_000_000;
+mod support;
+use support::{T0, TestClock};
 
 /// A store in a temporary directory with a clock the test can move.
 struct Fixture {
     store: Store,
-    clock: Arc<AtomicI64>,
+    clock: TestClock,
     _dir: tempfile::TempDir,
 }
 
@@ -31,12 +29,9 @@ impl Fixture {
     }
 
     fn with_config(config: Config) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Arc::new(AtomicI64::new(T0));
-        let c = clock.clone();
-        let store = Store::open(&dir.path().join("engram.db"), config)
-            .unwrap()
-            .with_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+        let (store, dir) = support::temp_store(config);
+        let clock = TestClock::at(T0);
+        let store = store.with_clock(clock.clock());
         Fixture {
             store,
             clock,
@@ -45,7 +40,7 @@ impl Fixture {
     }
 
     fn advance(&self, ms: Millis) {
-        self.clock.fetch_add(ms, Ordering::SeqCst);
+        self.clock.advance(ms);
     }
 
     fn remember(&mut self, content: &str, room: &str) -> i64 {

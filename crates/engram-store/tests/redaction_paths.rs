@@ -2,21 +2,19 @@
 //! upserts, handoffs and session summaries, prompts, JSONL import, and a vault file edited by
 //! hand and read back. Each checks the database rows, the vault files and their names.
 
+use engram_core::Config;
 use engram_core::memory::IdRef;
-use engram_core::{Config, Millis};
 use engram_store::MemoryUpdate;
 use engram_store::{RememberRequest, Store};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-const T0: Millis = 1_790_000_000_000;
+mod support;
+use support::T0;
 const TOKEN: &str = "ghp_Zq7Wx3Rt9Yp2Lm5Kd8Vb1Nc4Hs6Jf0Ga2Ee";
 const PASSWORD: &str = "Tr0ub4dor&3x";
 
 fn open(dir: &Path) -> Store {
-    Store::open(&dir.join("engram.db"), Config::default())
-        .unwrap()
-        .with_clock(Arc::new(|| T0 + 60_000))
+    support::open_in(dir, Config::default()).with_clock(support::fixed(T0 + 60_000))
 }
 
 /// Every byte the store holds on disk: the database (with its WAL) and the vault, including

@@ -1,30 +1,25 @@
 //! Write-path resolution, validity, judgments and maintenance on a real on-disk store,
 //! lexical mode (the hashing-free path every install has). Recall quality with a real
-//! model is covered in `semantic.rs`.
+//! model is covered in `crates/engram/tests/semantic.rs`.
 
 use engram_core::memory::IdRef;
 use engram_core::{Config, DAY_MS, Kind, Millis, Tier};
 use engram_store::maintain::Verdict;
 use engram_store::{Mode, RecallRequest, RememberAction, RememberOutcome, RememberRequest, Store};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
-
-const T0: Millis = 1_790_000_000_000;
+mod support;
+use support::{T0, TestClock};
 
 struct Fixture {
     store: Store,
-    clock: Arc<AtomicI64>,
+    clock: TestClock,
     _dir: tempfile::TempDir,
 }
 
 impl Fixture {
     fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = Arc::new(AtomicI64::new(T0));
-        let c = clock.clone();
-        let store = Store::open(&dir.path().join("engram.db"), Config::default())
-            .unwrap()
-            .with_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+        let (store, dir) = support::temp_store(Config::default());
+        let clock = TestClock::at(T0);
+        let store = store.with_clock(clock.clock());
         Fixture {
             store,
             clock,
@@ -33,11 +28,11 @@ impl Fixture {
     }
 
     fn advance(&self, ms: Millis) {
-        self.clock.fetch_add(ms, Ordering::SeqCst);
+        self.clock.advance(ms);
     }
 
     fn now(&self) -> Millis {
-        self.clock.load(Ordering::SeqCst)
+        self.clock.now()
     }
 
     fn put(&mut self, content: &str) -> RememberOutcome {

@@ -2,18 +2,16 @@
 //! files, and hand edits, new files, deleted files and broken files are handled.
 
 use engram_core::memory::IdRef;
-use engram_core::{Config, Kind, LinkKind, Millis, Tier};
+use engram_core::{Config, Kind, LinkKind, Tier};
 use engram_store::{RememberRequest, Store};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-const T0: Millis = 1_790_000_000_000;
+mod support;
+use support::T0;
 
 fn open(dir: &Path) -> Store {
-    Store::open(&dir.join("engram.db"), Config::default())
-        .unwrap()
-        .with_clock(Arc::new(|| T0 + 60_000))
+    support::open_in(dir, Config::default()).with_clock(support::fixed(T0 + 60_000))
 }
 
 fn remember(store: &mut Store, req: RememberRequest) -> i64 {

@@ -4,12 +4,11 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+mod support;
+
 /// `engram` with a clean environment: no `ENGRAM_*` variable from the caller leaks in.
 fn command(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
-    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")) {
-        c.env_remove(k);
-    }
+    let mut c = support::clean_engram();
     c.env("ENGRAM_HOME", home).current_dir(home);
     c
 }

@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
+
+mod support;
 
 struct Home {
     _dir: tempfile::TempDir,
@@ -24,10 +26,7 @@ impl Home {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
-        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")) {
-            c.env_remove(k);
-        }
+        let mut c = support::clean_engram();
         c.env("HOME", self.root.parent().unwrap().join("home"))
             .env("ENGRAM_HOME", &self.root)
             .env("ENGRAM_MODEL", "none")

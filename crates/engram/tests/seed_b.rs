@@ -9,6 +9,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod support;
+
 struct BUser {
     _dir: tempfile::TempDir,
     home: PathBuf,
@@ -30,10 +32,7 @@ impl BUser {
     }
 
     fn command(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
-        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")) {
-            c.env_remove(k);
-        }
+        let mut c = support::clean_engram();
         // B's users have no ENGRAM_HOME: B's data_dir is ~/.engram, engram's default too.
         c.env("HOME", &self.home)
             .env("ENGRAM_MAINTENANCE_INTERVAL_HOURS", "0")

@@ -7,6 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod support;
+
 struct Fixture {
     _dir: tempfile::TempDir,
     home: PathBuf,
@@ -28,12 +30,7 @@ impl Fixture {
     }
 
     fn command(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
-        for (k, _) in
-            std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_") || k == "HF_ENDPOINT")
-        {
-            c.env_remove(k);
-        }
+        let mut c = support::clean_engram();
         c.env("HOME", &self.home)
             .env("ENGRAM_HOME", &self.engram)
             .env("ENGRAM_MODEL", "none")

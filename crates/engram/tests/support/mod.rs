@@ -10,6 +10,16 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+/// The built `engram` with none of the caller's `ENGRAM_*` variables (nor `HF_ENDPOINT`):
+/// every harness starts from this and sets what its own test needs.
+pub fn clean_engram() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
+    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_") || k == "HF_ENDPOINT") {
+        c.env_remove(k);
+    }
+    c
+}
+
 /// `engram` with a clean environment: no `ENGRAM_*` variable from the caller leaks in, no
 /// model is loaded (lexical mode), the store lives in `home`. Write-path resolution is off
 /// (`ENGRAM_RESOLVE=false`): these harnesses count acknowledged writes, each its own
@@ -17,10 +27,7 @@ use std::time::Duration;
 /// on its timer (`ENGRAM_MAINTENANCE_INTERVAL_HOURS=0`): it would archive or consolidate
 /// the harness's memories at a moment of its own choosing.
 pub fn command(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_engram"));
-    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ENGRAM_")) {
-        c.env_remove(k);
-    }
+    let mut c = clean_engram();
     c.env("ENGRAM_HOME", home)
         .env("ENGRAM_MODEL", "none")
         .env("ENGRAM_RESOLVE", "false")

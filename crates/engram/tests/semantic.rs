@@ -1,6 +1,8 @@
 //! Recall quality with a real sentence encoder (all-MiniLM-L6-v2 from
 //! `ENGRAM_TEST_MODEL_DIR`, which `scripts/test` provides), and hybrid fusion logic with
 //! the hashing encoder. Without the model this test fails and says how to get it.
+//! It tests the store, but lives in the binary's crate, which links the encoder anyway, so
+//! that `engram-store`'s own tests never compile candle.
 
 use engram_core::embed::{Embedder, HashEmbedder};
 use engram_core::memory::IdRef;
@@ -198,7 +200,7 @@ fn fusion_modes_all_rank_an_exact_match_first() {
 /// guards against regressions; `engram bench resolve --cases …` measures the blind sets.
 #[test]
 fn resolution_with_the_real_model_on_the_built_in_cases() {
-    let cases = include_str!("../../engram/data/resolution-cases.jsonl");
+    let cases = include_str!("../data/resolution-cases.jsonl");
     let mut wrong = Vec::new();
     let mut n = 0;
     for line in cases.lines().filter(|l| !l.trim().is_empty()) {
