@@ -2,8 +2,8 @@
 //! purge, link, pin, show, stats (`remember` is in `engine/remember.rs`). Each runs in one
 //! `IMMEDIATE` transaction, checks its input before writing anything, and says what it did.
 
-use crate::storage::rows::{LinkWeight as SetOrAdd, LinkWrite};
 use crate::Result;
+use crate::storage::rows::{LinkWeight as SetOrAdd, LinkWrite};
 use engram_core::limits;
 use engram_core::memory::IdRef;
 use engram_core::{InputError, Kind, LinkKind, Memory, MemoryId, Millis, Tier};
