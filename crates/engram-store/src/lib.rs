@@ -52,7 +52,7 @@ mod search {
     pub(crate) use crate::storage::candidates::Filter;
 }
 mod vectors {
-    pub(crate) use crate::sqlite::embeddings::{EmbeddingStatus, write_embedding};
+    pub(crate) use crate::sqlite::embeddings::EmbeddingStatus;
     pub(crate) use crate::sqlite::{VectorIndex, forget_saved_index};
 }
 

@@ -3,7 +3,6 @@
 //! `IMMEDIATE` transaction, checks its input before writing anything, and says what it did.
 
 use crate::Result;
-use crate::storage::rows::{LinkWeight as SetOrAdd, LinkWrite};
 use engram_core::limits;
 use engram_core::memory::IdRef;
 use engram_core::{InputError, Kind, LinkKind, Memory, MemoryId, Millis, Tier};
@@ -222,30 +221,6 @@ pub(crate) fn check_optional_name(
         Some(s) => limits::check_name(field, s),
         None => Ok(()),
     }
-}
-
-/// A link set to `weight` (capped at 1), the write path's links (explicit, semantic,
-/// supersedes), through the links owner.
-pub(crate) fn link_in(
-    conn: &rusqlite::Connection,
-    src: MemoryId,
-    dst: MemoryId,
-    kind: LinkKind,
-    weight: f64,
-    at: Millis,
-) -> Result<()> {
-    crate::sqlite::links::upsert(
-        conn,
-        &LinkWrite {
-            src,
-            dst,
-            kind,
-            weight,
-            mode: SetOrAdd::Set,
-            cap: 1.0,
-            at,
-        },
-    )
 }
 
 /// 80 random bits for a ULID, from the standard library's per-process random hasher keys

@@ -128,12 +128,6 @@ impl Store {
     }
 }
 
-/// The id of a memory by reference, on any connection or transaction; an unknown id is
-/// reported against `field`.
-pub(crate) fn resolve_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<MemoryId> {
-    crate::storage::require_id(conn, r, field)
-}
-
 /// Loads a memory inside a transaction; unknown ids are reported against `field`.
 pub(crate) fn load_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<Memory> {
     crate::storage::require_memory(conn, r, field)

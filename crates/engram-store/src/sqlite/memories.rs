@@ -228,6 +228,44 @@ pub(crate) fn component_failures(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The oldest active memory of `room` with this content (whitespace and case aside): the
+/// hash narrows, the normalised texts decide.
+pub(crate) fn active_duplicate(
+    conn: &Connection,
+    room: &str,
+    content: &str,
+) -> Result<Option<MemoryId>> {
+    let normalized = engram_core::text::normalize_for_dedup(content);
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, content FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active' ORDER BY id",
+    )?;
+    let rows = stmt.query_map(params![content_hash(content), room], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    for row in rows {
+        let (id, c) = row?;
+        if engram_core::text::normalize_for_dedup(&c) == normalized {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// The topic's memory a topic-keyed write updates: active or archived, latest first.
+pub(crate) fn topic_memory(
+    conn: &Connection,
+    topic_key: &str,
+    room: &str,
+) -> Result<Option<MemoryId>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM memories WHERE topic_key = ?1 AND room = ?2 AND tier IN ('active', 'archived')
+             ORDER BY updated_at DESC, id DESC LIMIT 1",
+        )?
+        .query_row(params![topic_key, room], |r| r.get(0))
+        .optional()?)
+}
+
 /// Inserts a memory row; returns its id.
 pub(crate) fn insert(conn: &Connection, m: &NewMemory) -> Result<MemoryId> {
     conn.prepare_cached(

@@ -144,6 +144,12 @@ impl<T: Conn> Reads for T {
     fn newest_in_room(&self, room: &str) -> Result<Option<Millis>> {
         memories::newest_in_room(self.conn(), room)
     }
+    fn active_duplicate(&self, room: &str, content: &str) -> Result<Option<MemoryId>> {
+        memories::active_duplicate(self.conn(), room, content)
+    }
+    fn topic_memory(&self, topic_key: &str, room: &str) -> Result<Option<MemoryId>> {
+        memories::topic_memory(self.conn(), topic_key, room)
+    }
     fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>> {
         let sql = match t {
             Tally::MemoriesByTier => "SELECT tier, count(*) FROM memories GROUP BY tier",
@@ -286,15 +292,9 @@ impl Tx for SqliteTx<'_> {
     fn set_embedding(&mut self, id: MemoryId, vector: Option<(&str, &[f32])>) -> Result<()> {
         match vector {
             Some((model, v)) => {
-                crate::vectors::write_embedding(&self.tx, id, model, v)?;
+                embeddings::write_embedding(&self.tx, id, model, v)?;
             }
-            // The embeddings table belongs to the vector source (`vectors.rs`); dropping a
-            // stale vector is the one write the operations make to it directly.
-            None => {
-                self.tx
-                    .prepare_cached("DELETE FROM embeddings WHERE memory_id = ?1")?
-                    .execute([id])?;
-            }
+            None => embeddings::delete(&self.tx, id)?,
         }
         Ok(())
     }

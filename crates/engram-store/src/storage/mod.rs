@@ -82,6 +82,12 @@ pub trait Reads {
     fn session_memory_count(&self, session_id: &str) -> Result<u64>;
     /// When the newest memory of a room was created.
     fn newest_in_room(&self, room: &str) -> Result<Option<Millis>>;
+    /// The oldest active memory of `room` whose content equals `content`, whitespace and
+    /// case aside (remember's exact repeat; the backend keeps whatever index makes it fast).
+    fn active_duplicate(&self, room: &str, content: &str) -> Result<Option<MemoryId>>;
+    /// The memory of a topic in `room` that a topic-keyed write updates: the most recently
+    /// updated one that is active or archived.
+    fn topic_memory(&self, topic_key: &str, room: &str) -> Result<Option<MemoryId>>;
     /// Row counts of a table grouped by one column.
     fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>>;
 
