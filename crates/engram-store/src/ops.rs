@@ -200,8 +200,6 @@ pub(crate) fn embed_text(title: Option<&str>, content: &str) -> String {
     }
 }
 
-pub(crate) use crate::sqlite::memories::content_hash;
-
 /// C's review dates: decisions are due for review after six months, preferences after
 /// three; other kinds never.
 pub(crate) fn review_after(kind: Kind, from: Millis) -> Option<Millis> {

@@ -268,13 +268,25 @@ pub(crate) fn topic_memory(
 
 /// Inserts a memory row; returns its id.
 pub(crate) fn insert(conn: &Connection, m: &NewMemory) -> Result<MemoryId> {
+    insert_with_id(conn, None, m)
+}
+
+/// Inserts a memory row under `id` when one is given (an import keeping the exporting
+/// store's ids, checked free by the caller), else under the next free id; returns it.
+/// The one `INSERT INTO memories` outside the migrations.
+pub(crate) fn insert_with_id(
+    conn: &Connection,
+    id: Option<MemoryId>,
+    m: &NewMemory,
+) -> Result<MemoryId> {
     conn.prepare_cached(
-        "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
+        "INSERT INTO memories (id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                created_at, updated_at, valid_from, valid_to, source, session_id, metadata,
                                content_hash, review_after)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     )?
     .execute(params![
+        id,
         m.uid,
         m.content,
         m.title,
@@ -336,6 +348,15 @@ pub(crate) fn patch(conn: &Connection, id: MemoryId, p: &MemoryPatch) -> Result<
     if let Some(t) = p.tier {
         set("tier", Value::Text(t.as_str().into()));
     }
+    if let Some(t) = p.created_at {
+        set("created_at", Value::Integer(t));
+    }
+    if let Some(t) = p.valid_from {
+        set("valid_from", Value::Integer(t));
+    }
+    if let Some(s) = &p.source {
+        set("source", Value::Text(s.clone()));
+    }
     if let Some(t) = p.updated_at {
         set("updated_at", Value::Integer(t));
     }
@@ -371,6 +392,13 @@ pub(crate) fn patch(conn: &Connection, id: MemoryId, p: &MemoryPatch) -> Result<
         .prepare_cached(&sql)?
         .execute(rusqlite::params_from_iter(values))?;
     Ok(n > 0)
+}
+
+/// Moves every memory of room `from` into `to`; returns how many moved.
+pub(crate) fn move_room(conn: &Connection, from: &str, to: &str) -> Result<u64> {
+    Ok(conn
+        .prepare_cached("UPDATE memories SET room = ?2 WHERE room = ?1")?
+        .execute(params![from, to])? as u64)
 }
 
 /// Deletes the memory row itself (its dependants first: see `sqlite::delete_memory`).

@@ -44,6 +44,10 @@ pub struct MemoryPatch {
     pub topic_key: Option<Option<String>>,
     pub pinned: Option<bool>,
     pub tier: Option<Tier>,
+    /// Rewritten only by the vault's read-back of a hand-edited file.
+    pub created_at: Option<Millis>,
+    pub valid_from: Option<Millis>,
+    pub source: Option<String>,
     pub updated_at: Option<Millis>,
     pub valid_to: Option<Option<Millis>>,
     pub session_id: Option<Option<String>>,
