@@ -33,7 +33,7 @@ pub struct Store {
     /// The sentence encoder, when a model is loaded; recall is lexical without one.
     pub(crate) embedder: Option<Arc<dyn engram_core::embed::Embedder>>,
     /// Vectors of the current model, loaded on first use and refreshed incrementally.
-    pub(crate) index: Option<crate::vectors::VectorIndex>,
+    pub(crate) index: Option<crate::sqlite::VectorIndex>,
     /// Whether this process builds the HNSW index in the background once the store is
     /// large enough (servers; see [`Store::set_background_index`]).
     pub(crate) background_index: bool,
