@@ -95,7 +95,13 @@ mod tests {
             .map(|p| (p, true))
             .collect();
         // Converted to the interface, outside `engine/` for their public paths.
-        for f in ["hub.rs", "maintain.rs", "evidence.rs", "recent.rs"] {
+        for f in [
+            "hub.rs",
+            "maintain.rs",
+            "evidence.rs",
+            "recent.rs",
+            "browse.rs",
+        ] {
             files.push((src.join(f), false));
         }
         let mut bad = Vec::new();

@@ -408,6 +408,56 @@ pub(crate) fn delete(conn: &Connection, id: MemoryId) -> Result<()> {
     Ok(())
 }
 
+/// A browsing list: the filters as placeholders, newest first.
+pub(crate) fn list(
+    conn: &Connection,
+    q: &crate::storage::rows::ListQuery<'_>,
+) -> Result<Vec<Memory>> {
+    let mut sql = format!("SELECT {COLUMNS} FROM memories WHERE 1 = 1");
+    let mut args: Vec<String> = Vec::new();
+    if q.tiers.is_empty() {
+        sql.push_str(" AND tier != 'trash'");
+    } else {
+        sql.push_str(&format!(" AND tier IN ({})", placeholders(q.tiers.len())));
+        args.extend(q.tiers.iter().map(|t| t.as_str().to_string()));
+    }
+    if !q.kinds.is_empty() {
+        sql.push_str(&format!(" AND kind IN ({})", placeholders(q.kinds.len())));
+        args.extend(q.kinds.iter().map(|k| k.as_str().to_string()));
+    }
+    if let Some(r) = q.room {
+        sql.push_str(" AND room = ?");
+        args.push(r.to_string());
+    }
+    sql.push_str(&format!(
+        " ORDER BY created_at DESC, id DESC LIMIT {}",
+        q.limit
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Memories outside the trash, in `room` or in all.
+pub(crate) fn live_count(conn: &Connection, room: Option<&str>) -> Result<u64> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT count(*) FROM memories WHERE tier != 'trash' AND (?1 IS NULL OR room = ?1)",
+        )?
+        .query_row([room], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// Memories created per UTC day since `since`.
+pub(crate) fn created_per_day(conn: &Connection, since: Millis) -> Result<Vec<(i64, u64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT created_at / ?2, count(*) FROM memories WHERE created_at >= ?1 GROUP BY 1",
+    )?;
+    let rows = stmt.query_map(params![since, engram_core::DAY_MS], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as u64))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Every room that holds an active memory, by name.
 pub(crate) fn active_rooms(conn: &Connection) -> Result<Vec<String>> {
     let mut stmt =

@@ -150,6 +150,18 @@ impl<T: Conn> Reads for T {
     fn topic_memory(&self, topic_key: &str, room: &str) -> Result<Option<MemoryId>> {
         memories::topic_memory(self.conn(), topic_key, room)
     }
+    fn list_memories(&self, q: &ListQuery<'_>) -> Result<Vec<Memory>> {
+        memories::list(self.conn(), q)
+    }
+    fn live_count(&self, room: Option<&str>) -> Result<u64> {
+        memories::live_count(self.conn(), room)
+    }
+    fn daily_counts(&self, what: Daily, since: Millis) -> Result<Vec<(i64, u64)>> {
+        match what {
+            Daily::Created => memories::created_per_day(self.conn(), since),
+            Daily::RecallHits => events::recall_hits_per_day(self.conn(), since),
+        }
+    }
     fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>> {
         let sql = match t {
             Tally::MemoriesByTier => "SELECT tier, count(*) FROM memories GROUP BY tier",
@@ -192,6 +204,9 @@ impl<T: Conn> Reads for T {
     fn active_neighbours(&self, id: MemoryId) -> Result<Vec<MemoryId>> {
         links::active_neighbours(self.conn(), id)
     }
+    fn links_among(&self, ids: &[MemoryId]) -> Result<Vec<LinkView>> {
+        links::among(self.conn(), ids)
+    }
     fn successor(&self, id: MemoryId) -> Result<Option<MemoryId>> {
         links::successor(self.conn(), id)
     }
@@ -207,6 +222,9 @@ impl<T: Conn> Reads for T {
     fn judgment(&self, uid: &str) -> Result<Option<Judgment>> {
         revisions::judgment(self.conn(), uid)
     }
+    fn pending_judgments(&self, limit: usize) -> Result<Vec<Judgment>> {
+        revisions::pending_judgments(self.conn(), limit)
+    }
     fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>> {
         revisions::judgments_of(self.conn(), id)
     }
@@ -220,6 +238,9 @@ impl<T: Conn> Reads for T {
     }
     fn recent_sessions(&self, room: Option<&str>, limit: usize) -> Result<Vec<SessionInfo>> {
         sessions::recent(self.conn(), room, limit)
+    }
+    fn sessions_by_start(&self, limit: usize) -> Result<Vec<SessionInfo>> {
+        sessions::by_start(self.conn(), limit)
     }
     fn all_sessions(&self) -> Result<Vec<SessionInfo>> {
         sessions::all(self.conn())

@@ -194,6 +194,25 @@ pub enum Side {
     After,
 }
 
+/// Which memories a browsing list reads (the web UI's list and graph), newest first.
+#[derive(Debug, Clone, Copy)]
+pub struct ListQuery<'a> {
+    pub kinds: &'a [Kind],
+    /// Empty: every tier but the trash.
+    pub tiers: &'a [Tier],
+    pub room: Option<&'a str>,
+    pub limit: usize,
+}
+
+/// What [`crate::storage::Reads::daily_counts`] counts per UTC day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Daily {
+    /// Memories by their creation day.
+    Created,
+    /// Recall-hit events by their day.
+    RecallHits,
+}
+
 /// Counts over a whole table, grouped by one column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tally {
