@@ -2,12 +2,11 @@
 //! activation, daily activity, the link graph, sessions, pending judgments and a memory's
 //! activation curve. Each is bounded by an explicit limit and reads only.
 
-use crate::store::{MEMORY_COLUMNS, placeholders, row_to_memory};
+use crate::storage::rows::{Daily, ListQuery};
 use crate::{Result, SessionInfo, Store};
 use engram_core::curve::{self, CurveInput, CurvePoint};
 use engram_core::memory::IdRef;
 use engram_core::{DAY_MS, InputError, Kind, LinkKind, Memory, MemoryId, Millis, Tier};
-use rusqlite::params_from_iter;
 use serde::Serialize;
 
 /// Largest page of memories, graph nodes or sessions one read returns.
@@ -108,30 +107,16 @@ impl Store {
     /// fading orders rank every matching memory (at most 100,000) before taking `limit`.
     pub fn list_memories(&self, req: &ListRequest) -> Result<Vec<Listed>> {
         let limit = check_limit(req.limit)?;
-        let mut sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE 1 = 1");
-        let mut args: Vec<String> = Vec::new();
-        if req.tiers.is_empty() {
-            sql.push_str(" AND tier != 'trash'");
-        } else {
-            sql.push_str(&format!(" AND tier IN ({})", placeholders(req.tiers.len())));
-            args.extend(req.tiers.iter().map(|t| t.as_str().to_string()));
-        }
-        if !req.kinds.is_empty() {
-            sql.push_str(&format!(" AND kind IN ({})", placeholders(req.kinds.len())));
-            args.extend(req.kinds.iter().map(|k| k.as_str().to_string()));
-        }
-        if let Some(r) = &req.room {
-            sql.push_str(" AND room = ?");
-            args.push(r.clone());
-        }
         let cap = match req.order {
             Order::Recent => limit,
             _ => 100_000,
         };
-        sql.push_str(&format!(" ORDER BY created_at DESC, id DESC LIMIT {cap}"));
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(args.iter()), row_to_memory)?;
-        let memories: Vec<Memory> = rows.collect::<rusqlite::Result<_>>()?;
+        let memories = self.reads().list_memories(&ListQuery {
+            kinds: &req.kinds,
+            tiers: &req.tiers,
+            room: req.room.as_deref(),
+            limit: cap,
+        })?;
         let mut listed = self.with_activation(memories)?;
         match req.order {
             Order::Recent => {}
@@ -181,31 +166,16 @@ impl Store {
                 recalls: 0,
             })
             .collect();
-        let mut count = |sql: &str, recalls: bool| -> Result<()> {
-            let mut stmt = self.conn.prepare(sql)?;
-            let rows = stmt.query_map([first * DAY_MS, DAY_MS], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
-            })?;
-            for row in rows {
-                let (day, n) = row?;
+        for what in [Daily::Created, Daily::RecallHits] {
+            for (day, n) in self.reads().daily_counts(what, first * DAY_MS)? {
                 if let Some(slot) = out.get_mut((day - first) as usize) {
-                    if recalls {
-                        slot.recalls = n as u64;
-                    } else {
-                        slot.created = n as u64;
+                    match what {
+                        Daily::Created => slot.created = n,
+                        Daily::RecallHits => slot.recalls = n,
                     }
                 }
             }
-            Ok(())
-        };
-        count(
-            "SELECT created_at / ?2, count(*) FROM memories WHERE created_at >= ?1 GROUP BY 1",
-            false,
-        )?;
-        count(
-            "SELECT at / ?2, count(*) FROM events WHERE kind = 'recall_hit' AND at >= ?1 GROUP BY 1",
-            true,
-        )?;
+        }
         Ok(out)
     }
 
@@ -218,40 +188,19 @@ impl Store {
             limit,
             ..Default::default()
         })?;
-        let total: i64 = match room {
-            Some(r) => self.conn.query_row(
-                "SELECT count(*) FROM memories WHERE tier != 'trash' AND room = ?1",
-                [r],
-                |x| x.get(0),
-            )?,
-            None => self.conn.query_row(
-                "SELECT count(*) FROM memories WHERE tier != 'trash'",
-                [],
-                |x| x.get(0),
-            )?,
-        };
-        let ids: std::collections::HashSet<MemoryId> = list.iter().map(|l| l.memory.id).collect();
-        let mut edges = Vec::new();
-        let mut stmt = self
-            .conn
-            .prepare("SELECT src, dst, kind, weight FROM links")?;
-        let rows = stmt.query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get(3)?))
-        })?;
-        for row in rows {
-            let (src, dst, kind, weight) = row?;
-            if ids.contains(&src)
-                && ids.contains(&dst)
-                && let Ok(kind) = LinkKind::parse(&kind)
-            {
-                edges.push(Edge {
-                    src,
-                    dst,
-                    kind,
-                    weight,
-                });
-            }
-        }
+        let total = self.reads().live_count(room)?;
+        let ids: Vec<MemoryId> = list.iter().map(|l| l.memory.id).collect();
+        let edges = self
+            .reads()
+            .links_among(&ids)?
+            .into_iter()
+            .map(|l| Edge {
+                src: l.src,
+                dst: l.dst,
+                kind: l.kind,
+                weight: l.weight,
+            })
+            .collect();
         let nodes = list
             .into_iter()
             .map(|l| Node {
@@ -264,7 +213,7 @@ impl Store {
             })
             .collect::<Vec<_>>();
         Ok(Graph {
-            omitted: (total as u64).saturating_sub(nodes.len() as u64),
+            omitted: total.saturating_sub(nodes.len() as u64),
             nodes,
             edges,
         })
@@ -273,33 +222,13 @@ impl Store {
     /// Sessions, newest first.
     pub fn sessions(&self, limit: usize) -> Result<Vec<SessionInfo>> {
         let limit = check_limit(limit)?;
-        let mut stmt = self.conn.prepare(
-            "SELECT id, room, directory, started_at, ended_at, summary, outcome FROM sessions
-             ORDER BY started_at DESC LIMIT ?1",
-        )?;
-        let rows = stmt.query_map([limit as i64], |r| {
-            Ok(SessionInfo {
-                id: r.get(0)?,
-                room: r.get(1)?,
-                directory: r.get(2)?,
-                started_at: r.get(3)?,
-                ended_at: r.get(4)?,
-                summary: r.get(5)?,
-                outcome: r.get(6)?,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.reads().sessions_by_start(limit)
     }
 
     /// Judgments still waiting for a verdict, newest first.
     pub fn pending_judgments(&self, limit: usize) -> Result<Vec<crate::maintain::Judgment>> {
         let limit = check_limit(limit)?;
-        let mut stmt = self.conn.prepare(
-            "SELECT uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id
-             FROM judgments WHERE status = 'pending' ORDER BY updated_at DESC, id DESC LIMIT ?1",
-        )?;
-        let rows = stmt.query_map([limit as i64], crate::maintain::row_to_judgment)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.reads().pending_judgments(limit)
     }
 
     /// A memory's activation from its creation to now and `days_ahead` days past it, in

@@ -17,21 +17,6 @@ use serde::Serialize;
 
 pub use crate::storage::rows::Evidence;
 
-/// Keeps a folded write, unless the memory already says exactly that.
-pub(crate) fn write(
-    conn: &Connection,
-    memory_id: MemoryId,
-    memory_content: &str,
-    e: &Evidence,
-) -> Result<bool> {
-    let norm = engram_core::text::normalize_for_dedup;
-    if norm(memory_content) == norm(&e.content) && e.title.is_none() {
-        return Ok(false);
-    }
-    insert(conn, memory_id, e)?;
-    Ok(true)
-}
-
 /// The raw insert, shared with import.
 pub(crate) fn insert(conn: &Connection, memory_id: MemoryId, e: &Evidence) -> Result<()> {
     crate::sqlite::evidence::insert(conn, memory_id, e)

@@ -498,16 +498,51 @@ impl Store {
             p.truncate(20);
             p
         };
+        let handoff_view = self.last_handoff(&rooms)?;
+        let (active_features, _) = self.feature_states(&rooms)?;
+        let recent_failures: Vec<Memory> = self.active_of_kinds(
+            &[Kind::Failure, Kind::Bugfix],
+            &rooms,
+            ActiveOrder::UpdatedThenId,
+            10,
+        )?;
+        let strongest = self.strongest_for_briefing(&rooms)?;
+
+        let w = render_briefing(
+            max_bytes,
+            &pinned,
+            handoff_view.as_ref(),
+            &active_features,
+            &recent_failures,
+            &strongest,
+        );
+        Ok(Briefing {
+            rooms,
+            pinned: pinned.iter().map(BriefItem::from).collect(),
+            last_handoff: handoff_view,
+            active_features,
+            recent_failures: recent_failures.iter().map(BriefItem::from).collect(),
+            strongest: strongest.iter().map(BriefItem::from).collect(),
+            bytes: w.text.len(),
+            max_bytes,
+            truncated: w.truncated,
+            text: w.text,
+        })
+    }
+
+    /// The room's latest handoff with the status of each of its next steps, judged from
+    /// the progress, handoffs and fixes written since.
+    fn last_handoff(&self, rooms: &Option<Vec<String>>) -> Result<Option<HandoffView>> {
         let last_handoff = self
-            .active_of_kinds(&[Kind::Handoff], &rooms, ActiveOrder::UpdatedThenId, 1)?
+            .active_of_kinds(&[Kind::Handoff], rooms, ActiveOrder::UpdatedThenId, 1)?
             .into_iter()
             .next();
-        let handoff_view = match last_handoff {
+        Ok(match last_handoff {
             Some(h) => {
                 let later: Vec<Memory> = self
                     .active_of_kinds(
                         &[Kind::Progress, Kind::Handoff, Kind::Bugfix],
-                        &rooms,
+                        rooms,
                         ActiveOrder::Updated,
                         300,
                     )?
@@ -534,15 +569,13 @@ impl Store {
                 })
             }
             None => None,
-        };
-        let (active_features, _) = self.feature_states(&rooms)?;
-        let recent_failures: Vec<Memory> = self.active_of_kinds(
-            &[Kind::Failure, Kind::Bugfix],
-            &rooms,
-            ActiveOrder::UpdatedThenId,
-            10,
-        )?;
-        let strongest: Vec<Memory> = {
+        })
+    }
+
+    /// The briefing's strongest memories: the general kinds, unpinned, by activation and
+    /// importance (0.6 / 0.4), at most eight.
+    fn strongest_for_briefing(&self, rooms: &Option<Vec<String>>) -> Result<Vec<Memory>> {
+        {
             let general: Vec<Kind> = Kind::ALL
                 .iter()
                 .copied()
@@ -558,7 +591,7 @@ impl Store {
                 })
                 .collect();
             let pool =
-                self.active_of_kinds(&general, &rooms, ActiveOrder::ImportanceThenUpdated, 200)?;
+                self.active_of_kinds(&general, rooms, ActiveOrder::ImportanceThenUpdated, 200)?;
             let traces = self.traces_of(&pool.iter().map(|m| m.id).collect::<Vec<_>>())?;
             let now = self.now();
             let mut scored: Vec<(f64, Memory)> = pool
@@ -577,84 +610,83 @@ impl Store {
                 })
                 .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.id.cmp(&a.1.id)));
-            scored.into_iter().take(8).map(|(_, m)| m).collect()
-        };
-
-        let mut w = Budget::new(max_bytes);
-        if !pinned.is_empty() {
-            w.line("## Pinned");
-            for m in &pinned {
-                w.line(&quoted_item(m, 300));
-            }
+            Ok(scored.into_iter().take(8).map(|(_, m)| m).collect())
         }
-        if let Some(h) = &handoff_view {
-            w.line(&format!(
-                "## Last handoff (#{}, {})",
-                h.memory.id,
-                &engram_core::time::format(h.memory.created_at)[..10]
-            ));
-            w.line(&quote(&flat(
-                h.memory
-                    .metadata
-                    .get("summary")
-                    .and_then(|s| s.as_str())
-                    .unwrap_or(&h.memory.content),
-                600,
-            )));
-            if !h.next_steps.is_empty() {
-                w.line("Next steps:");
-                for s in &h.next_steps {
-                    let ev = s.evidence.map(|e| format!(" (#{e})")).unwrap_or_default();
-                    w.line(&format!(
-                        "- [{}] {}{ev}",
-                        s.status,
-                        quote(&flat(&s.step, 200))
-                    ));
-                }
-            }
-        }
-        if !active_features.is_empty() {
-            w.line("## Active features");
-            for f in &active_features {
-                w.line(&format!(
-                    "- {}: {} {:.0}% (#{})",
-                    f.feature, f.status, f.completion, f.memory_id
-                ));
-            }
-        }
-        if !recent_failures.is_empty() {
-            w.line("## Recent failures");
-            for m in &recent_failures {
-                let comp = meta_str(m, "component").unwrap_or_else(|| "-".into());
-                w.line(&format!(
-                    "{} (component {})",
-                    quoted_item(m, 200),
-                    quote(&comp)
-                ));
-            }
-        }
-        if !strongest.is_empty() {
-            w.line("## Strongest memories");
-            for m in &strongest {
-                w.line(&quoted_item(m, 300));
-            }
-        }
-        if w.text.is_empty() {
-            w.line("No memories yet for this room.");
-        }
-        Ok(Briefing {
-            rooms,
-            pinned: pinned.iter().map(BriefItem::from).collect(),
-            last_handoff: handoff_view,
-            active_features,
-            recent_failures: recent_failures.iter().map(BriefItem::from).collect(),
-            strongest: strongest.iter().map(BriefItem::from).collect(),
-            bytes: w.text.len(),
-            max_bytes,
-            truncated: w.truncated,
-            text: w.text,
-        })
     }
+}
+
+/// The briefing as Markdown within `max_bytes`, section by section.
+fn render_briefing(
+    max_bytes: usize,
+    pinned: &[Memory],
+    handoff_view: Option<&HandoffView>,
+    active_features: &[FeatureState],
+    recent_failures: &[Memory],
+    strongest: &[Memory],
+) -> Budget {
+    let mut w = Budget::new(max_bytes);
+    if !pinned.is_empty() {
+        w.line("## Pinned");
+        for m in pinned {
+            w.line(&quoted_item(m, 300));
+        }
+    }
+    if let Some(h) = &handoff_view {
+        w.line(&format!(
+            "## Last handoff (#{}, {})",
+            h.memory.id,
+            &engram_core::time::format(h.memory.created_at)[..10]
+        ));
+        w.line(&quote(&flat(
+            h.memory
+                .metadata
+                .get("summary")
+                .and_then(|s| s.as_str())
+                .unwrap_or(&h.memory.content),
+            600,
+        )));
+        if !h.next_steps.is_empty() {
+            w.line("Next steps:");
+            for s in &h.next_steps {
+                let ev = s.evidence.map(|e| format!(" (#{e})")).unwrap_or_default();
+                w.line(&format!(
+                    "- [{}] {}{ev}",
+                    s.status,
+                    quote(&flat(&s.step, 200))
+                ));
+            }
+        }
+    }
+    if !active_features.is_empty() {
+        w.line("## Active features");
+        for f in active_features {
+            w.line(&format!(
+                "- {}: {} {:.0}% (#{})",
+                f.feature, f.status, f.completion, f.memory_id
+            ));
+        }
+    }
+    if !recent_failures.is_empty() {
+        w.line("## Recent failures");
+        for m in recent_failures {
+            let comp = meta_str(m, "component").unwrap_or_else(|| "-".into());
+            w.line(&format!(
+                "{} (component {})",
+                quoted_item(m, 200),
+                quote(&comp)
+            ));
+        }
+    }
+    if !strongest.is_empty() {
+        w.line("## Strongest memories");
+        for m in strongest {
+            w.line(&quoted_item(m, 300));
+        }
+    }
+    if w.text.is_empty() {
+        w.line("No memories yet for this room.");
+    }
+    w
 }
 
 fn step_status(step: String, later: &[Memory]) -> StepStatus {

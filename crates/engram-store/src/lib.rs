@@ -45,16 +45,5 @@ pub use store::{Clock, Store, system_clock};
 pub use transfer::{Batch, ExportReport, ImportReport};
 pub use vault::{ReindexReport, SyncReport, VaultStatus, VaultWarning};
 
-/// Old paths of what moved under `sqlite/` and `storage/`, kept for the call sites in
-/// files other slices own this session (resolution, ops, maintain, backup, store); the
-/// merge retargets them and drops these two.
-mod search {
-    pub(crate) use crate::storage::candidates::Filter;
-}
-mod vectors {
-    pub(crate) use crate::sqlite::embeddings::{EmbeddingStatus, write_embedding};
-    pub(crate) use crate::sqlite::{VectorIndex, forget_saved_index};
-}
-
 /// Schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = db::MIGRATIONS.len() as i64;

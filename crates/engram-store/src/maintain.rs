@@ -546,5 +546,3 @@ enum Threshold {
 }
 
 pub use crate::storage::rows::Verdict;
-
-pub(crate) use crate::sqlite::revisions::judgment_from_row as row_to_judgment;

@@ -3,7 +3,6 @@
 //! `IMMEDIATE` transaction, checks its input before writing anything, and says what it did.
 
 use crate::Result;
-use crate::storage::rows::{LinkWeight as SetOrAdd, LinkWrite};
 use engram_core::limits;
 use engram_core::memory::IdRef;
 use engram_core::{InputError, Kind, LinkKind, Memory, MemoryId, Millis, Tier};
@@ -187,7 +186,7 @@ pub struct Stats {
     /// `lexical`, or `hybrid` when an embedding model is loaded.
     pub search: &'static str,
     /// The model and how many memories it has embedded.
-    pub embeddings: crate::vectors::EmbeddingStatus,
+    pub embeddings: crate::sqlite::embeddings::EmbeddingStatus,
     pub dynamics: engram_core::dynamics::DynamicsModel,
     pub db_path: String,
     pub db_bytes: u64,
@@ -200,8 +199,6 @@ pub(crate) fn embed_text(title: Option<&str>, content: &str) -> String {
         _ => content.to_string(),
     }
 }
-
-pub(crate) use crate::sqlite::memories::content_hash;
 
 /// C's review dates: decisions are due for review after six months, preferences after
 /// three; other kinds never.
@@ -222,30 +219,6 @@ pub(crate) fn check_optional_name(
         Some(s) => limits::check_name(field, s),
         None => Ok(()),
     }
-}
-
-/// A link set to `weight` (capped at 1), the write path's links (explicit, semantic,
-/// supersedes), through the links owner.
-pub(crate) fn link_in(
-    conn: &rusqlite::Connection,
-    src: MemoryId,
-    dst: MemoryId,
-    kind: LinkKind,
-    weight: f64,
-    at: Millis,
-) -> Result<()> {
-    crate::sqlite::links::upsert(
-        conn,
-        &LinkWrite {
-            src,
-            dst,
-            kind,
-            weight,
-            mode: SetOrAdd::Set,
-            cap: 1.0,
-            at,
-        },
-    )
 }
 
 /// 80 random bits for a ULID, from the standard library's per-process random hasher keys

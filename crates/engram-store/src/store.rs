@@ -33,7 +33,7 @@ pub struct Store {
     /// The sentence encoder, when a model is loaded; recall is lexical without one.
     pub(crate) embedder: Option<Arc<dyn engram_core::embed::Embedder>>,
     /// Vectors of the current model, loaded on first use and refreshed incrementally.
-    pub(crate) index: Option<crate::vectors::VectorIndex>,
+    pub(crate) index: Option<crate::sqlite::VectorIndex>,
     /// Whether this process builds the HNSW index in the background once the store is
     /// large enough (servers; see [`Store::set_background_index`]).
     pub(crate) background_index: bool,
@@ -126,12 +126,6 @@ impl Store {
     pub(crate) fn write<T>(&mut self, f: impl FnMut(&mut dyn Tx) -> Result<T>) -> Result<T> {
         crate::storage::write(&mut self.conn, f)
     }
-}
-
-/// The id of a memory by reference, on any connection or transaction; an unknown id is
-/// reported against `field`.
-pub(crate) fn resolve_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<MemoryId> {
-    crate::storage::require_id(conn, r, field)
 }
 
 /// Loads a memory inside a transaction; unknown ids are reported against `field`.

@@ -2,7 +2,7 @@
 //! vector, each with both similarity measures. `remember` plans over them
 //! ([`engram_core::plan`]); maintenance's consolidation pairs memories with them.
 
-use crate::search::Filter;
+use crate::storage::candidates::Filter;
 use crate::{Result, Store};
 use engram_core::plan::NeighbourFacts;
 use engram_core::resolve::{self, Similarity};

@@ -47,7 +47,7 @@ impl Store {
             self.without_fsync(|s| reqs.into_iter().map(|r| s.remember(r)).collect())?;
         self.prepared.clear();
         let now = self.now();
-        apply::record_batch_write(&self.conn, now)?;
+        self.write(|tx| tx.set_meta("last_batch_write", &now.to_string()))?;
         Ok(out)
     }
 
@@ -68,7 +68,10 @@ impl Store {
     /// lock, and skipped when the content is already known (checked again inside the
     /// transaction).
     fn gather(&mut self, w: &prepare::Prepared) -> Result<Gathered> {
-        let known = apply::known(&self.conn, &w.hash, &w.room)?;
+        let known = self
+            .reads()
+            .active_duplicate(&w.room, w.content())?
+            .is_some();
         let vector = if known {
             None
         } else {

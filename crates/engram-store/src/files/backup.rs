@@ -204,7 +204,7 @@ pub fn restore(
     } else {
         None
     };
-    crate::vectors::forget_saved_index(db_path);
+    crate::sqlite::forget_saved_index(db_path);
     {
         let src = Connection::open_with_flags(
             &source_db,
@@ -240,7 +240,7 @@ pub fn restore(
     // A saved vector index described the replaced store (removed before the copy too,
     // for a reader in between); a new generation makes any index still held in memory by
     // a running server refuse to save over it as this store's.
-    crate::vectors::forget_saved_index(db_path);
+    crate::sqlite::forget_saved_index(db_path);
 
     let mut previous_vault = None;
     let mut vault_files = 0;

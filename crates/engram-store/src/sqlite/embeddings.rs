@@ -25,6 +25,13 @@ pub(crate) fn write_embedding(
         .execute(params![id, model, v.len() as i64, to_blob(v)])?)
 }
 
+/// Drops a memory's vector (it no longer describes the text).
+pub(crate) fn delete(conn: &rusqlite::Connection, id: MemoryId) -> Result<()> {
+    conn.prepare_cached("DELETE FROM embeddings WHERE memory_id = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
 pub(crate) fn to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }

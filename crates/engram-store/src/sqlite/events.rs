@@ -128,3 +128,14 @@ pub(crate) fn failed_sessions_recalling(conn: &Connection, id: MemoryId) -> Resu
         )?
         .query_row([id], |r| r.get::<_, i64>(0))? as u64)
 }
+
+/// Recall hits per UTC day since `since`.
+pub(crate) fn recall_hits_per_day(conn: &Connection, since: Millis) -> Result<Vec<(i64, u64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT at / ?2, count(*) FROM events WHERE kind = 'recall_hit' AND at >= ?1 GROUP BY 1",
+    )?;
+    let rows = stmt.query_map(params![since, engram_core::DAY_MS], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as u64))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

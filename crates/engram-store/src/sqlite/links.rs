@@ -81,3 +81,29 @@ pub(crate) fn active_neighbours(conn: &Connection, id: MemoryId) -> Result<Vec<M
     let rows = stmt.query_map([id], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// Every link with both ends in `ids`, in table order; a kind this build does not know is
+/// skipped.
+pub(crate) fn among(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<LinkView>> {
+    let ids: std::collections::HashSet<MemoryId> = ids.iter().copied().collect();
+    let mut stmt = conn.prepare("SELECT src, dst, kind, weight FROM links")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get(3)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (src, dst, kind, weight) = row?;
+        if ids.contains(&src)
+            && ids.contains(&dst)
+            && let Ok(kind) = LinkKind::parse(&kind)
+        {
+            out.push(LinkView {
+                src,
+                dst,
+                kind,
+                weight,
+            });
+        }
+    }
+    Ok(out)
+}

@@ -59,10 +59,7 @@ pub(crate) fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> 
 /// Moves every memory, session and prompt of room `from` into `to`; returns how many
 /// memories moved.
 pub(crate) fn move_room(conn: &Connection, from: &str, to: &str) -> Result<u64> {
-    let moved = conn.execute(
-        "UPDATE memories SET room = ?2 WHERE room = ?1",
-        params![from, to],
-    )? as u64;
+    let moved = super::memories::move_room(conn, from, to)?;
     conn.execute(
         "UPDATE sessions SET room = ?2 WHERE room = ?1",
         params![from, to],

@@ -228,15 +228,65 @@ pub(crate) fn component_failures(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The oldest active memory of `room` with this content (whitespace and case aside): the
+/// hash narrows, the normalised texts decide.
+pub(crate) fn active_duplicate(
+    conn: &Connection,
+    room: &str,
+    content: &str,
+) -> Result<Option<MemoryId>> {
+    let normalized = engram_core::text::normalize_for_dedup(content);
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, content FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active' ORDER BY id",
+    )?;
+    let rows = stmt.query_map(params![content_hash(content), room], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    for row in rows {
+        let (id, c) = row?;
+        if engram_core::text::normalize_for_dedup(&c) == normalized {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// The topic's memory a topic-keyed write updates: active or archived, latest first.
+pub(crate) fn topic_memory(
+    conn: &Connection,
+    topic_key: &str,
+    room: &str,
+) -> Result<Option<MemoryId>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM memories WHERE topic_key = ?1 AND room = ?2 AND tier IN ('active', 'archived')
+             ORDER BY updated_at DESC, id DESC LIMIT 1",
+        )?
+        .query_row(params![topic_key, room], |r| r.get(0))
+        .optional()?)
+}
+
 /// Inserts a memory row; returns its id.
 pub(crate) fn insert(conn: &Connection, m: &NewMemory) -> Result<MemoryId> {
+    insert_with_id(conn, None, m)
+}
+
+/// Inserts a memory row under `id` when one is given (an import keeping the exporting
+/// store's ids, checked free by the caller), else under the next free id; returns it.
+/// The one `INSERT INTO memories` outside the migrations.
+pub(crate) fn insert_with_id(
+    conn: &Connection,
+    id: Option<MemoryId>,
+    m: &NewMemory,
+) -> Result<MemoryId> {
     conn.prepare_cached(
-        "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
+        "INSERT INTO memories (id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                created_at, updated_at, valid_from, valid_to, source, session_id, metadata,
                                content_hash, review_after)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
     )?
     .execute(params![
+        id,
         m.uid,
         m.content,
         m.title,
@@ -298,6 +348,15 @@ pub(crate) fn patch(conn: &Connection, id: MemoryId, p: &MemoryPatch) -> Result<
     if let Some(t) = p.tier {
         set("tier", Value::Text(t.as_str().into()));
     }
+    if let Some(t) = p.created_at {
+        set("created_at", Value::Integer(t));
+    }
+    if let Some(t) = p.valid_from {
+        set("valid_from", Value::Integer(t));
+    }
+    if let Some(s) = &p.source {
+        set("source", Value::Text(s.clone()));
+    }
     if let Some(t) = p.updated_at {
         set("updated_at", Value::Integer(t));
     }
@@ -335,11 +394,68 @@ pub(crate) fn patch(conn: &Connection, id: MemoryId, p: &MemoryPatch) -> Result<
     Ok(n > 0)
 }
 
+/// Moves every memory of room `from` into `to`; returns how many moved.
+pub(crate) fn move_room(conn: &Connection, from: &str, to: &str) -> Result<u64> {
+    Ok(conn
+        .prepare_cached("UPDATE memories SET room = ?2 WHERE room = ?1")?
+        .execute(params![from, to])? as u64)
+}
+
 /// Deletes the memory row itself (its dependants first: see `sqlite::delete_memory`).
 pub(crate) fn delete(conn: &Connection, id: MemoryId) -> Result<()> {
     conn.prepare_cached("DELETE FROM memories WHERE id = ?1")?
         .execute([id])?;
     Ok(())
+}
+
+/// A browsing list: the filters as placeholders, newest first.
+pub(crate) fn list(
+    conn: &Connection,
+    q: &crate::storage::rows::ListQuery<'_>,
+) -> Result<Vec<Memory>> {
+    let mut sql = format!("SELECT {COLUMNS} FROM memories WHERE 1 = 1");
+    let mut args: Vec<String> = Vec::new();
+    if q.tiers.is_empty() {
+        sql.push_str(" AND tier != 'trash'");
+    } else {
+        sql.push_str(&format!(" AND tier IN ({})", placeholders(q.tiers.len())));
+        args.extend(q.tiers.iter().map(|t| t.as_str().to_string()));
+    }
+    if !q.kinds.is_empty() {
+        sql.push_str(&format!(" AND kind IN ({})", placeholders(q.kinds.len())));
+        args.extend(q.kinds.iter().map(|k| k.as_str().to_string()));
+    }
+    if let Some(r) = q.room {
+        sql.push_str(" AND room = ?");
+        args.push(r.to_string());
+    }
+    sql.push_str(&format!(
+        " ORDER BY created_at DESC, id DESC LIMIT {}",
+        q.limit
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Memories outside the trash, in `room` or in all.
+pub(crate) fn live_count(conn: &Connection, room: Option<&str>) -> Result<u64> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT count(*) FROM memories WHERE tier != 'trash' AND (?1 IS NULL OR room = ?1)",
+        )?
+        .query_row([room], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// Memories created per UTC day since `since`.
+pub(crate) fn created_per_day(conn: &Connection, since: Millis) -> Result<Vec<(i64, u64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT created_at / ?2, count(*) FROM memories WHERE created_at >= ?1 GROUP BY 1",
+    )?;
+    let rows = stmt.query_map(params![since, engram_core::DAY_MS], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as u64))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Every room that holds an active memory, by name.

@@ -144,6 +144,24 @@ impl<T: Conn> Reads for T {
     fn newest_in_room(&self, room: &str) -> Result<Option<Millis>> {
         memories::newest_in_room(self.conn(), room)
     }
+    fn active_duplicate(&self, room: &str, content: &str) -> Result<Option<MemoryId>> {
+        memories::active_duplicate(self.conn(), room, content)
+    }
+    fn topic_memory(&self, topic_key: &str, room: &str) -> Result<Option<MemoryId>> {
+        memories::topic_memory(self.conn(), topic_key, room)
+    }
+    fn list_memories(&self, q: &ListQuery<'_>) -> Result<Vec<Memory>> {
+        memories::list(self.conn(), q)
+    }
+    fn live_count(&self, room: Option<&str>) -> Result<u64> {
+        memories::live_count(self.conn(), room)
+    }
+    fn daily_counts(&self, what: Daily, since: Millis) -> Result<Vec<(i64, u64)>> {
+        match what {
+            Daily::Created => memories::created_per_day(self.conn(), since),
+            Daily::RecallHits => events::recall_hits_per_day(self.conn(), since),
+        }
+    }
     fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>> {
         let sql = match t {
             Tally::MemoriesByTier => "SELECT tier, count(*) FROM memories GROUP BY tier",
@@ -186,6 +204,9 @@ impl<T: Conn> Reads for T {
     fn active_neighbours(&self, id: MemoryId) -> Result<Vec<MemoryId>> {
         links::active_neighbours(self.conn(), id)
     }
+    fn links_among(&self, ids: &[MemoryId]) -> Result<Vec<LinkView>> {
+        links::among(self.conn(), ids)
+    }
     fn successor(&self, id: MemoryId) -> Result<Option<MemoryId>> {
         links::successor(self.conn(), id)
     }
@@ -201,6 +222,9 @@ impl<T: Conn> Reads for T {
     fn judgment(&self, uid: &str) -> Result<Option<Judgment>> {
         revisions::judgment(self.conn(), uid)
     }
+    fn pending_judgments(&self, limit: usize) -> Result<Vec<Judgment>> {
+        revisions::pending_judgments(self.conn(), limit)
+    }
     fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>> {
         revisions::judgments_of(self.conn(), id)
     }
@@ -214,6 +238,9 @@ impl<T: Conn> Reads for T {
     }
     fn recent_sessions(&self, room: Option<&str>, limit: usize) -> Result<Vec<SessionInfo>> {
         sessions::recent(self.conn(), room, limit)
+    }
+    fn sessions_by_start(&self, limit: usize) -> Result<Vec<SessionInfo>> {
+        sessions::by_start(self.conn(), limit)
     }
     fn all_sessions(&self) -> Result<Vec<SessionInfo>> {
         sessions::all(self.conn())
@@ -286,15 +313,9 @@ impl Tx for SqliteTx<'_> {
     fn set_embedding(&mut self, id: MemoryId, vector: Option<(&str, &[f32])>) -> Result<()> {
         match vector {
             Some((model, v)) => {
-                crate::vectors::write_embedding(&self.tx, id, model, v)?;
+                embeddings::write_embedding(&self.tx, id, model, v)?;
             }
-            // The embeddings table belongs to the vector source (`vectors.rs`); dropping a
-            // stale vector is the one write the operations make to it directly.
-            None => {
-                self.tx
-                    .prepare_cached("DELETE FROM embeddings WHERE memory_id = ?1")?
-                    .execute([id])?;
-            }
+            None => embeddings::delete(&self.tx, id)?,
         }
         Ok(())
     }

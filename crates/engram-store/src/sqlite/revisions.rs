@@ -175,3 +175,13 @@ pub(crate) fn judgments_in(
     let rows = stmt.query_map(params![room, status, limit as i64], judgment_from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// Judgments still waiting for a verdict, newest first.
+pub(crate) fn pending_judgments(conn: &Connection, limit: usize) -> Result<Vec<Judgment>> {
+    let mut stmt = conn.prepare(
+        "SELECT uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id
+         FROM judgments WHERE status = 'pending' ORDER BY updated_at DESC, id DESC LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([limit as i64], judgment_from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

@@ -48,6 +48,15 @@ pub(crate) fn recent(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Sessions by start, newest first.
+pub(crate) fn by_start(conn: &Connection, limit: usize) -> Result<Vec<SessionInfo>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM sessions ORDER BY started_at DESC LIMIT ?1"
+    ))?;
+    let rows = stmt.query_map([limit as i64], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Every session, oldest first.
 pub(crate) fn all(conn: &Connection) -> Result<Vec<SessionInfo>> {
     let mut stmt = conn.prepare(&format!(

@@ -82,6 +82,19 @@ pub trait Reads {
     fn session_memory_count(&self, session_id: &str) -> Result<u64>;
     /// When the newest memory of a room was created.
     fn newest_in_room(&self, room: &str) -> Result<Option<Millis>>;
+    /// The oldest active memory of `room` whose content equals `content`, whitespace and
+    /// case aside (remember's exact repeat; the backend keeps whatever index makes it fast).
+    fn active_duplicate(&self, room: &str, content: &str) -> Result<Option<MemoryId>>;
+    /// The memory of a topic in `room` that a topic-keyed write updates: the most recently
+    /// updated one that is active or archived.
+    fn topic_memory(&self, topic_key: &str, room: &str) -> Result<Option<MemoryId>>;
+    /// Memories matching a browsing list's filters, newest first (created, then id).
+    fn list_memories(&self, q: &ListQuery<'_>) -> Result<Vec<Memory>>;
+    /// How many memories lie outside the trash, in `room` or in all.
+    fn live_count(&self, room: Option<&str>) -> Result<u64>;
+    /// Per UTC day (days since the epoch) from `since` on, how many of `what` there are;
+    /// days with none are absent.
+    fn daily_counts(&self, what: Daily, since: Millis) -> Result<Vec<(i64, u64)>>;
     /// Row counts of a table grouped by one column.
     fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>>;
 
@@ -107,6 +120,8 @@ pub trait Reads {
     fn link_count(&self, id: MemoryId) -> Result<u64>;
     /// Active memories linked to `id`, either way (A's chain protection).
     fn active_neighbours(&self, id: MemoryId) -> Result<Vec<MemoryId>>;
+    /// Every link whose two ends are both in `ids` (the graph among a page of memories).
+    fn links_among(&self, ids: &[MemoryId]) -> Result<Vec<LinkView>>;
     /// The newest memory that supersedes `id`.
     fn successor(&self, id: MemoryId) -> Result<Option<MemoryId>>;
 
@@ -117,6 +132,8 @@ pub trait Reads {
     /// Writes folded into a memory, oldest first.
     fn evidence(&self, id: MemoryId) -> Result<Vec<Evidence>>;
     fn judgment(&self, uid: &str) -> Result<Option<Judgment>>;
+    /// Judgments still waiting for a verdict, in every room, newest first.
+    fn pending_judgments(&self, limit: usize) -> Result<Vec<Judgment>>;
     /// Judgments touching a memory, newest first (at most 50).
     fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>>;
     /// Judgments with `status` (any when `None`) whose source memory is in `room` (every
@@ -141,6 +158,8 @@ pub trait Reads {
     /// Sessions of `room` (every room when `None`), by latest activity: the session's
     /// end, its newest memory, or its start.
     fn recent_sessions(&self, room: Option<&str>, limit: usize) -> Result<Vec<SessionInfo>>;
+    /// Sessions by start, newest first.
+    fn sessions_by_start(&self, limit: usize) -> Result<Vec<SessionInfo>>;
     /// Every session, oldest first.
     fn all_sessions(&self) -> Result<Vec<SessionInfo>>;
     /// The start of the newest session of `room` that has not ended.

@@ -44,6 +44,10 @@ pub struct MemoryPatch {
     pub topic_key: Option<Option<String>>,
     pub pinned: Option<bool>,
     pub tier: Option<Tier>,
+    /// Rewritten only by the vault's read-back of a hand-edited file.
+    pub created_at: Option<Millis>,
+    pub valid_from: Option<Millis>,
+    pub source: Option<String>,
     pub updated_at: Option<Millis>,
     pub valid_to: Option<Option<Millis>>,
     pub session_id: Option<Option<String>>,
@@ -188,6 +192,25 @@ pub enum Side {
     Before,
     /// Newer memories, nearest first.
     After,
+}
+
+/// Which memories a browsing list reads (the web UI's list and graph), newest first.
+#[derive(Debug, Clone, Copy)]
+pub struct ListQuery<'a> {
+    pub kinds: &'a [Kind],
+    /// Empty: every tier but the trash.
+    pub tiers: &'a [Tier],
+    pub room: Option<&'a str>,
+    pub limit: usize,
+}
+
+/// What [`crate::storage::Reads::daily_counts`] counts per UTC day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Daily {
+    /// Memories by their creation day.
+    Created,
+    /// Recall-hit events by their day.
+    RecallHits,
 }
 
 /// Counts over a whole table, grouped by one column.

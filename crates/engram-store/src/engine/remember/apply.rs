@@ -1,41 +1,33 @@
-//! Applying a write plan: the rows `remember` writes, in one `IMMEDIATE` transaction, in
-//! DESIGN.md's order: an exact repeat reinforces, a topic key updates its memory, the
-//! plan's absorbing memory (if still active) reinforces or merges, else a new memory is
-//! created, linked and supersedes. No decision is made here beyond what the rows say now
-//! (a memory gone or retired since the plan was made is skipped).
+//! Applying a write plan: the rows `remember` writes, in one write transaction (SQLite's
+//! `BEGIN IMMEDIATE`), in DESIGN.md's order: an exact repeat reinforces, a topic key
+//! updates its memory, the plan's absorbing memory (if still active) reinforces or merges,
+//! else a new memory is created, linked and supersedes. No decision is made here beyond
+//! what the rows say now (a memory gone or retired since the plan was made is skipped).
 //!
-//! The SQL statements of the write path that have no row owner yet sit here together, so
-//! they move to the storage backend's row owners in one place.
+//! Everything goes through [`Tx`]: the closure may be run again by a backend that retries
+//! (see `storage/mod.rs`), so it computes nothing slow and draws nothing random that must
+//! stay the same; the vectors and the new memory's uid arrive from before it.
 
 use super::Gathered;
 use super::prepare::Prepared;
-use crate::ops::{content_hash, link_in, rand_bits, review_after};
+use crate::ops::{rand_bits, review_after};
 use crate::resolution::ConflictCandidate;
-use crate::store::{add_event, index_text, load_in, resolve_in};
+use crate::storage::rows::{Evidence, LinkWrite, MemoryPatch, NewEvent, NewMemory};
+use crate::storage::{Tx, require_id, require_memory};
 use crate::{RememberAction, RememberOutcome, Result, Store};
 use engram_core::memory::IdRef;
 use engram_core::plan::{self, Absorb, WritePlan};
 use engram_core::{EventKind, LinkKind, Memory, MemoryId, Millis, Tier, dynamics};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-/// Whether the room already holds this content as an active memory (the fast check
-/// before embedding; the transaction checks again).
-pub(super) fn known(conn: &Connection, hash: &str, room: &str) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active')",
-        params![hash, room],
-        |r| r.get(0),
-    )?)
-}
-
-/// Notes when the last batch was written (`meta.last_batch_write`).
-pub(super) fn record_batch_write(conn: &Connection, now: Millis) -> Result<()> {
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES ('last_batch_write', ?1)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [now.to_string()],
-    )?;
-    Ok(())
+/// What the write transaction needs besides the request and the plan: numbers from the
+/// settings and the uid a new memory would take (drawn once, so a retry writes the same).
+struct Ctx<'a> {
+    w: &'a Prepared,
+    g: &'a Gathered,
+    weight: f64,
+    create_weight: f64,
+    uid: &'a str,
+    now: Millis,
 }
 
 impl Store {
@@ -46,30 +38,35 @@ impl Store {
         g: &Gathered,
         now: Millis,
     ) -> Result<RememberOutcome> {
-        let weight = self.config.reinforce_weight;
-        let create_weight = dynamics::create_weight(w.importance, &self.config.actr);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut related_ids = Vec::with_capacity(w.req.related.len());
-        for r in &w.req.related {
-            let id = resolve_in(&tx, r, "ids")?;
-            if !related_ids.contains(&id) {
-                related_ids.push(id);
-            }
-        }
-        let out = match repeat(&tx, w, weight, now)? {
-            Some(out) => out,
-            None => match topic_update(&tx, w, g, weight, now)? {
-                Some(out) => out,
-                None => match absorb(&tx, w, &g.plan, &g.merged_vector, weight, now)? {
-                    Some(out) => out,
-                    None => create(&tx, w, g, &related_ids, create_weight, now)?,
-                },
-            },
+        let at = w.req.created_at.unwrap_or(now);
+        let uid = ulid::Ulid::from_parts(at.max(0) as u64, rand_bits()).to_string();
+        let c = Ctx {
+            w,
+            g,
+            weight: self.config.reinforce_weight,
+            create_weight: dynamics::create_weight(w.importance, &self.config.actr),
+            uid: &uid,
+            now,
         };
-        tx.commit()?;
-        Ok(out)
+        self.write(|tx| {
+            let mut related_ids = Vec::with_capacity(w.req.related.len());
+            for r in &w.req.related {
+                let id = require_id(tx, r, "ids")?;
+                if !related_ids.contains(&id) {
+                    related_ids.push(id);
+                }
+            }
+            if let Some(out) = repeat(tx, &c)? {
+                return Ok(out);
+            }
+            if let Some(out) = topic_update(tx, &c)? {
+                return Ok(out);
+            }
+            if let Some(out) = absorb(tx, &c)? {
+                return Ok(out);
+            }
+            create(tx, &c, &related_ids)
+        })
     }
 }
 
@@ -89,55 +86,57 @@ fn outcome(w: &Prepared, action: RememberAction, id: MemoryId, uid: String) -> R
     }
 }
 
-/// An exact repeat (whitespace and case aside) of an active memory reinforces it.
-fn repeat(
-    tx: &Connection,
-    w: &Prepared,
+fn event(
+    tx: &mut dyn Tx,
+    memory_id: MemoryId,
+    kind: EventKind,
     weight: f64,
-    now: Millis,
-) -> Result<Option<RememberOutcome>> {
-    let Some(id) = find_duplicate(tx, &w.hash, &w.room, w.content())? else {
+    at: Millis,
+    session_id: Option<&str>,
+    detail: Option<&str>,
+) -> Result<()> {
+    tx.append_event(&NewEvent {
+        memory_id,
+        kind,
+        weight,
+        at,
+        session_id,
+        detail,
+    })
+}
+
+/// An exact repeat (whitespace and case aside) of an active memory reinforces it.
+fn repeat(tx: &mut dyn Tx, c: &Ctx<'_>) -> Result<Option<RememberOutcome>> {
+    let w = c.w;
+    let Some(id) = tx.active_duplicate(&w.room, w.content())? else {
         return Ok(None);
     };
-    let uid: String = tx.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |r| r.get(0))?;
-    add_event(
+    let m = require_memory(tx, &IdRef::Id(id), "id")?;
+    event(
         tx,
         id,
         EventKind::Reinforce,
-        weight,
-        now,
+        c.weight,
+        c.now,
         w.session(),
         Some("duplicate remember"),
     )?;
-    touch(tx, id, now)?;
-    Ok(Some(outcome(w, RememberAction::Reinforced, id, uid)))
+    tx.patch_memory(id, &MemoryPatch::touch(c.now))?;
+    Ok(Some(outcome(w, RememberAction::Reinforced, id, m.uid)))
 }
 
 /// C's topic upsert: the topic's latest memory in the room takes the new text (the old
 /// one kept as a revision).
-fn topic_update(
-    tx: &Connection,
-    w: &Prepared,
-    g: &Gathered,
-    weight: f64,
-    now: Millis,
-) -> Result<Option<RememberOutcome>> {
+fn topic_update(tx: &mut dyn Tx, c: &Ctx<'_>) -> Result<Option<RememberOutcome>> {
+    let w = c.w;
     let Some(key) = &w.topic_key else {
         return Ok(None);
     };
-    let current: Option<MemoryId> = tx
-        .query_row(
-            "SELECT id FROM memories WHERE topic_key = ?1 AND room = ?2 AND tier IN ('active', 'archived')
-             ORDER BY updated_at DESC, id DESC LIMIT 1",
-            params![key, w.room],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let Some(id) = current else {
+    let Some(id) = tx.topic_memory(key, &w.room)? else {
         return Ok(None);
     };
-    let m = load_in(tx, &IdRef::Id(id), "topic_key")?;
-    crate::resolution::write_revision(tx, &m, "topic_update", now, w.session())?;
+    let m = require_memory(tx, &IdRef::Id(id), "topic_key")?;
+    tx.add_revision(&m, "topic_update", c.now, w.session())?;
     let title = w.req.title.clone().or_else(|| m.title.clone());
     let all_tags = plan::union_tags(&m.tags, &w.tags);
     let imp = w
@@ -145,40 +144,39 @@ fn topic_update(
         .importance
         .map(|_| w.importance)
         .unwrap_or(m.importance);
-    tx.execute(
-        "UPDATE memories SET content = ?2, title = ?3, kind = ?4, importance = ?5, tags = ?6, tier = 'active',
-         content_hash = ?7, updated_at = ?8, session_id = COALESCE(?9, session_id) WHERE id = ?1",
-        params![
-            id,
-            w.content(),
-            title,
-            w.kind.as_str(),
-            imp,
-            serde_json::to_string(&all_tags).expect("tags serialise"),
-            w.hash,
-            now,
-            w.req.session_id
-        ],
+    tx.patch_memory(
+        id,
+        &MemoryPatch {
+            content: Some(w.content().to_string()),
+            title: Some(title.clone()),
+            kind: Some(w.kind),
+            importance: Some(imp),
+            tags: Some(all_tags.clone()),
+            tier: Some(Tier::Active),
+            updated_at: Some(c.now),
+            // A write without a session keeps the memory's.
+            session_id: w.req.session_id.clone().map(Some),
+            ..Default::default()
+        },
     )?;
-    index_text(
-        tx,
+    tx.index_text(
         id,
         title.as_deref(),
         w.content(),
         &all_tags,
         w.req.context.as_deref(),
     )?;
-    replace_embedding(tx, id, &g.vector)?;
-    add_event(
+    replace_embedding(tx, id, &c.g.vector)?;
+    event(
         tx,
         id,
         EventKind::Update,
-        weight,
-        now,
+        c.weight,
+        c.now,
         w.session(),
         Some("topic update"),
     )?;
-    let revisions = revision_count(tx, id)?;
+    let revisions = tx.revision_count(id)?;
     let mut out = outcome(w, RememberAction::Updated, id, m.uid);
     out.revision = Some(revisions + 1);
     Ok(Some(out))
@@ -186,18 +184,12 @@ fn topic_update(
 
 /// The plan's absorbing memory, if it is still active, reinforces or takes the merged
 /// text; the write's own words are kept as evidence on it.
-fn absorb(
-    tx: &Connection,
-    w: &Prepared,
-    p: &WritePlan,
-    merged_vector: &Option<(String, Vec<f32>)>,
-    weight: f64,
-    now: Millis,
-) -> Result<Option<RememberOutcome>> {
+fn absorb(tx: &mut dyn Tx, c: &Ctx<'_>) -> Result<Option<RememberOutcome>> {
+    let (w, p) = (c.w, &c.g.plan);
     let Some(Absorb { target, merged }) = &p.absorb else {
         return Ok(None);
     };
-    let Some(m) = crate::resolution::load_by_id(tx, *target)? else {
+    let Some(m) = tx.memory(&IdRef::Id(*target))? else {
         return Ok(None);
     };
     if m.tier != Tier::Active {
@@ -205,39 +197,40 @@ fn absorb(
     }
     let action = match merged {
         Some(text) => {
-            merge_into(tx, w, &m, text, merged_vector, now)?;
+            merge_into(tx, c, &m, text)?;
             RememberAction::Merged
         }
         None => {
-            touch(tx, m.id, now)?;
+            tx.patch_memory(m.id, &MemoryPatch::touch(c.now))?;
             RememberAction::Reinforced
         }
     };
     let is_merge = action == RememberAction::Merged;
-    crate::evidence::write(
-        tx,
-        m.id,
-        &m.content,
-        &crate::evidence::Evidence {
-            content: w.content().to_string(),
-            title: w.req.title.clone(),
-            source: w.req.source.clone().unwrap_or_else(|| "unknown".into()),
-            session_id: w.req.session_id.clone(),
-            action: plan::evidence_action(is_merge).into(),
-            at: w.req.created_at.unwrap_or(now),
-        },
-    )?;
-    add_event(
+    let evidence = Evidence {
+        content: w.content().to_string(),
+        title: w.req.title.clone(),
+        source: w.req.source.clone().unwrap_or_else(|| "unknown".into()),
+        session_id: w.req.session_id.clone(),
+        action: plan::evidence_action(is_merge).into(),
+        at: w.req.created_at.unwrap_or(c.now),
+    };
+    // A write that says exactly what the memory says leaves no evidence: its words are
+    // the memory's words.
+    let norm = engram_core::text::normalize_for_dedup;
+    if norm(&m.content) != norm(&evidence.content) || evidence.title.is_some() {
+        tx.add_evidence(m.id, &evidence)?;
+    }
+    event(
         tx,
         m.id,
         EventKind::Reinforce,
-        weight,
-        now,
+        c.weight,
+        c.now,
         w.session(),
         Some(&plan::absorb_event_detail(is_merge, p.why.as_deref())),
     )?;
-    let candidates = open_judgments(tx, m.id, p, w.session(), now)?;
-    let revisions = revision_count(tx, m.id)?;
+    let candidates = open_judgments(tx, m.id, p, w.session(), c.now)?;
+    let revisions = tx.revision_count(m.id)?;
     let mut out = outcome(w, action, m.id, m.uid);
     out.candidates = candidates;
     out.why = p.why.clone();
@@ -248,96 +241,97 @@ fn absorb(
 }
 
 /// `m` takes the merged `text` (its prior text kept as a revision) and the write's tags.
-fn merge_into(
-    tx: &Connection,
-    w: &Prepared,
-    m: &Memory,
-    text: &str,
-    merged_vector: &Option<(String, Vec<f32>)>,
-    now: Millis,
-) -> Result<()> {
-    crate::resolution::write_revision(tx, m, "merge", now, w.session())?;
+fn merge_into(tx: &mut dyn Tx, c: &Ctx<'_>, m: &Memory, text: &str) -> Result<()> {
+    let w = c.w;
+    tx.add_revision(m, "merge", c.now, w.session())?;
     let all_tags = plan::union_tags(&m.tags, &w.tags);
-    tx.execute(
-        "UPDATE memories SET content = ?2, tags = ?3, importance = max(importance, ?4),
-         content_hash = ?5, updated_at = ?6 WHERE id = ?1",
-        params![
-            m.id,
-            text,
-            serde_json::to_string(&all_tags).expect("tags serialise"),
-            w.importance,
-            content_hash(text),
-            now
-        ],
+    tx.patch_memory(
+        m.id,
+        &MemoryPatch {
+            content: Some(text.to_string()),
+            tags: Some(all_tags.clone()),
+            importance: Some(m.importance.max(w.importance)),
+            updated_at: Some(c.now),
+            ..Default::default()
+        },
     )?;
-    index_text(
-        tx,
+    tx.index_text(
         m.id,
         m.title.as_deref(),
         text,
         &all_tags,
         m.metadata.get("context").and_then(|c| c.as_str()),
     )?;
-    replace_embedding(tx, m.id, merged_vector)
+    replace_embedding(tx, m.id, &c.g.merged_vector)
 }
 
 /// A new memory: inserted, indexed, embedded, linked (explicitly to `related_ids`,
 /// semantically to the plan's links), superseding the plan's contradicted memories that
 /// are still active, with judgments opened on the related ones.
-fn create(
-    tx: &Connection,
-    w: &Prepared,
-    g: &Gathered,
-    related_ids: &[MemoryId],
-    create_weight: f64,
-    now: Millis,
-) -> Result<RememberOutcome> {
-    let p = &g.plan;
+fn create(tx: &mut dyn Tx, c: &Ctx<'_>, related_ids: &[MemoryId]) -> Result<RememberOutcome> {
+    let (w, p, now) = (c.w, &c.g.plan, c.now);
     let at = w.req.created_at.unwrap_or(now);
-    let uid = ulid::Ulid::from_parts(at.max(0) as u64, rand_bits()).to_string();
-    let id = insert_memory(tx, w, &uid, at)?;
-    index_text(
-        tx,
+    let id = tx.insert_memory(&NewMemory {
+        uid: c.uid.to_string(),
+        content: w.content().to_string(),
+        title: w.req.title.clone(),
+        kind: w.kind,
+        importance: w.importance,
+        tags: w.tags.clone(),
+        room: w.room.clone(),
+        topic_key: w.topic_key.clone(),
+        pinned: w.req.pinned,
+        tier: Tier::Active,
+        created_at: at,
+        updated_at: at,
+        valid_from: at,
+        valid_to: None,
+        source: w.req.source.as_deref().unwrap_or("unknown").to_string(),
+        session_id: w.req.session_id.clone(),
+        metadata: w.metadata.clone(),
+        review_after: review_after(w.kind, at),
+    })?;
+    tx.index_text(
         id,
         w.req.title.as_deref(),
         w.content(),
         &w.tags,
         w.req.context.as_deref(),
     )?;
-    if let Some((model, v)) = &g.vector {
-        crate::vectors::write_embedding(tx, id, model, v)?;
+    if let Some((model, v)) = &c.g.vector {
+        tx.set_embedding(id, Some((model, v)))?;
     }
-    add_event(
+    event(
         tx,
         id,
         EventKind::Create,
-        create_weight,
+        c.create_weight,
         at,
         w.session(),
         p.why.as_deref(),
     )?;
     for &dst in related_ids {
-        link_in(tx, id, dst, LinkKind::Explicit, 1.0, now)?;
+        tx.upsert_link(&LinkWrite::set(id, dst, LinkKind::Explicit, 1.0, now))?;
     }
     // Seed A's graph: the closest neighbours get semantic links both ways, weight
     // closeness × 0.5.
     for &(dst, closeness) in &p.links {
         // Neighbours were read before the transaction; one may be gone since.
-        if !crate::store::exists(tx, dst)? {
+        if !tx.memory_exists(dst)? {
             continue;
         }
         let weight = closeness * 0.5;
-        link_in(tx, id, dst, LinkKind::Semantic, weight, now)?;
-        link_in(tx, dst, id, LinkKind::Semantic, weight, now)?;
+        tx.upsert_link(&LinkWrite::set(id, dst, LinkKind::Semantic, weight, now))?;
+        tx.upsert_link(&LinkWrite::set(dst, id, LinkKind::Semantic, weight, now))?;
     }
     let mut touched = related_ids.to_vec();
     let mut conflict = None;
-    for (old, c) in &p.supersede {
-        if !supersede(tx, *old, id, c, w.session(), now)? {
+    for (old, cf) in &p.supersede {
+        if !supersede(tx, *old, id, cf, w.session(), now)? {
             continue;
         }
         touched.push(*old);
-        conflict.get_or_insert_with(|| c.clone());
+        conflict.get_or_insert_with(|| cf.clone());
     }
     let candidates = open_judgments(tx, id, p, w.session(), now)?;
     let action = if conflict.is_some() {
@@ -345,7 +339,7 @@ fn create(
     } else {
         RememberAction::Created
     };
-    let mut out = outcome(w, action, id, uid);
+    let mut out = outcome(w, action, id, c.uid.to_string());
     out.touched = touched;
     out.conflict = conflict;
     out.candidates = candidates;
@@ -353,60 +347,24 @@ fn create(
     Ok(out)
 }
 
-/// The new memory's row; returns its id.
-fn insert_memory(tx: &Connection, w: &Prepared, uid: &str, at: Millis) -> Result<MemoryId> {
-    tx.execute(
-        "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
-                               created_at, updated_at, valid_from, valid_to, source, session_id, metadata, content_hash,
-                               review_after)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'active', ?10, ?10, ?10, NULL, ?11, ?12, ?13, ?14, ?15)",
-        params![
-            uid,
-            w.content(),
-            w.req.title,
-            w.kind.as_str(),
-            w.importance,
-            serde_json::to_string(&w.tags).expect("tags serialise"),
-            w.room,
-            w.topic_key,
-            w.req.pinned as i64,
-            at,
-            w.req.source.as_deref().unwrap_or("unknown"),
-            w.req.session_id,
-            w.metadata.to_string(),
-            w.hash,
-            review_after(w.kind, at),
-        ],
-    )?;
-    Ok(tx.last_insert_rowid())
-}
-
 /// Retires `old` in favour of `by` if it is still active: tier `superseded`, valid until
 /// now, a correction event saying why, a `supersedes` link. Returns whether it did.
 fn supersede(
-    tx: &Connection,
+    tx: &mut dyn Tx,
     old: MemoryId,
     by: MemoryId,
     c: &engram_core::contradiction::Conflict,
     session: Option<&str>,
     now: Millis,
 ) -> Result<bool> {
-    let still_active: bool = tx
-        .query_row(
-            "SELECT tier = 'active' FROM memories WHERE id = ?1",
-            [old],
-            |r| r.get(0),
-        )
-        .optional()?
-        .unwrap_or(false);
-    if !still_active {
+    let retire = MemoryPatch {
+        if_tier: Some(Tier::Active),
+        ..MemoryPatch::superseded(now)
+    };
+    if !tx.patch_memory(old, &retire)? {
         return Ok(false);
     }
-    tx.execute(
-        "UPDATE memories SET tier = 'superseded', valid_to = ?2, updated_at = ?2 WHERE id = ?1",
-        params![old, now],
-    )?;
-    add_event(
+    event(
         tx,
         old,
         EventKind::Correction,
@@ -415,67 +373,27 @@ fn supersede(
         session,
         Some(&plan::superseded_detail(by, c)),
     )?;
-    link_in(tx, by, old, LinkKind::Supersedes, 1.0, now)?;
+    tx.upsert_link(&LinkWrite::set(by, old, LinkKind::Supersedes, 1.0, now))?;
     Ok(true)
-}
-
-/// The active memory in `room` whose content equals `content` (whitespace and case aside).
-fn find_duplicate(
-    tx: &Connection,
-    hash: &str,
-    room: &str,
-    content: &str,
-) -> Result<Option<MemoryId>> {
-    let normalized = engram_core::text::normalize_for_dedup(content);
-    let mut stmt = tx.prepare_cached(
-        "SELECT id, content FROM memories WHERE content_hash = ?1 AND room = ?2 AND tier = 'active' ORDER BY id",
-    )?;
-    let rows = stmt.query_map(params![hash, room], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-    })?;
-    for row in rows {
-        let (id, c) = row?;
-        if engram_core::text::normalize_for_dedup(&c) == normalized {
-            return Ok(Some(id));
-        }
-    }
-    Ok(None)
-}
-
-/// Marks a memory as just written to (`updated_at`).
-fn touch(tx: &Connection, id: MemoryId, now: Millis) -> Result<()> {
-    tx.execute(
-        "UPDATE memories SET updated_at = ?2 WHERE id = ?1",
-        params![id, now],
-    )?;
-    Ok(())
 }
 
 /// Drops a memory's vector and stores `vector` (when the model gave one) for its new text.
 fn replace_embedding(
-    tx: &Connection,
+    tx: &mut dyn Tx,
     id: MemoryId,
     vector: &Option<(String, Vec<f32>)>,
 ) -> Result<()> {
-    tx.execute("DELETE FROM embeddings WHERE memory_id = ?1", [id])?;
+    tx.set_embedding(id, None)?;
     if let Some((model, v)) = vector {
-        crate::vectors::write_embedding(tx, id, model, v)?;
+        tx.set_embedding(id, Some((model, v)))?;
     }
     Ok(())
-}
-
-fn revision_count(tx: &Connection, id: MemoryId) -> Result<u64> {
-    Ok(tx.query_row(
-        "SELECT count(*) FROM revisions WHERE memory_id = ?1",
-        [id],
-        |r| r.get::<_, i64>(0),
-    )? as u64)
 }
 
 /// Pending judgments between `id` and the plan's related memories (at most three), as
 /// candidates; a memory gone since the plan was made is skipped.
 fn open_judgments(
-    tx: &Connection,
+    tx: &mut dyn Tx,
     id: MemoryId,
     p: &WritePlan,
     session_id: Option<&str>,
@@ -483,11 +401,10 @@ fn open_judgments(
 ) -> Result<Vec<ConflictCandidate>> {
     let mut out = Vec::new();
     for (other, score) in p.judgments(id) {
-        let Some(m) = crate::resolution::load_by_id(tx, other)? else {
+        let Some(m) = tx.memory(&IdRef::Id(other))? else {
             continue;
         };
-        let judgment_id =
-            crate::resolution::pending_judgment(tx, id, other, score, session_id, now)?;
+        let judgment_id = tx.pending_judgment(id, other, score, session_id, now)?;
         out.push(ConflictCandidate {
             id: other,
             title: m.title.clone(),

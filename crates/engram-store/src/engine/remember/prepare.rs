@@ -18,7 +18,6 @@ pub(super) struct Prepared {
     pub topic_key: Option<String>,
     pub room: String,
     pub kind: Kind,
-    pub hash: String,
     pub redacted: Vec<Redaction>,
 }
 
@@ -104,7 +103,6 @@ impl Store {
             .filter(|k| !k.is_empty());
         let (room, _) = rooms::resolve(&self.config, req.room.as_deref(), req.cwd.as_deref())?;
         let kind = req.kind.unwrap_or(Kind::Fact);
-        let hash = crate::ops::content_hash(&req.content);
         Ok(Prepared {
             req,
             tags,
@@ -113,7 +111,6 @@ impl Store {
             topic_key,
             room,
             kind,
-            hash,
             redacted,
         })
     }

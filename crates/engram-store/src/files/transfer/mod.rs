@@ -6,6 +6,7 @@
 //! idempotent by uid: a memory already present is skipped together with its events and
 //! revisions, so importing the same file twice changes nothing.
 
+use crate::storage::rows::NewMemory;
 use crate::store::{MEMORY_COLUMNS, add_event, index_text, row_to_memory};
 use crate::{Error, Result, Store};
 use engram_core::dynamics::ActrParams;
@@ -278,35 +279,27 @@ pub(crate) fn insert_memory(
             |r| r.get::<_, bool>(0),
         )?;
     let id: Option<i64> = id_free.then_some(m.id);
-    conn.prepare_cached(
-        "INSERT INTO memories (id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
-                               created_at, updated_at, valid_from, valid_to, source, session_id, metadata,
-                               content_hash, review_after)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-    )?
-    .execute(params![
-        id,
-        m.uid,
-        m.content,
-        m.title,
-        m.kind.as_str(),
-        m.importance,
-        serde_json::to_string(&m.tags).expect("tags serialise"),
-        m.room,
-        m.topic_key,
-        m.pinned as i64,
-        m.tier.as_str(),
-        m.created_at,
-        m.updated_at,
-        m.valid_from,
-        m.valid_to,
-        m.source,
-        m.session_id,
-        m.metadata.to_string(),
-        crate::ops::content_hash(&m.content),
+    let row = NewMemory {
+        uid: m.uid.clone(),
+        content: m.content.clone(),
+        title: m.title.clone(),
+        kind: m.kind,
+        importance: m.importance,
+        tags: m.tags.clone(),
+        room: m.room.clone(),
+        topic_key: m.topic_key.clone(),
+        pinned: m.pinned,
+        tier: m.tier,
+        created_at: m.created_at,
+        updated_at: m.updated_at,
+        valid_from: m.valid_from,
+        valid_to: m.valid_to,
+        source: m.source.clone(),
+        session_id: m.session_id.clone(),
+        metadata: m.metadata.clone(),
         review_after,
-    ])?;
-    let id = conn.last_insert_rowid();
+    };
+    let id = crate::sqlite::memories::insert_with_id(conn, id, &row)?;
     index_text(
         conn,
         id,

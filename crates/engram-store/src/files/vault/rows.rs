@@ -4,6 +4,7 @@
 //! (or in `sync.rs`'s drain of `changes`), so a row owner can take them over in one place.
 
 use super::*;
+use crate::storage::rows::MemoryPatch;
 
 /// What engram last wrote or read at a path.
 pub(super) struct Recorded {
@@ -153,31 +154,28 @@ pub(super) fn update_from_file(
     {
         add_revision(conn, old, &old.content, "vault_edit", now)?;
     }
-    conn.execute(
-        "UPDATE memories SET content = ?2, title = ?3, kind = ?4, importance = ?5, tags = ?6, room = ?7,
-                topic_key = ?8, pinned = ?9, tier = ?10, created_at = ?11, valid_from = ?12, valid_to = ?13,
-                source = ?14, session_id = ?15, metadata = ?16, content_hash = ?17, updated_at = ?18
-         WHERE id = ?1",
-        params![
-            old.id,
-            new.content,
-            new.title,
-            new.kind.as_str(),
-            new.importance,
-            serde_json::to_string(&new.tags).expect("tags serialise"),
-            new.room,
-            new.topic_key,
-            new.pinned as i64,
-            new.tier.as_str(),
-            new.created_at,
-            new.valid_from,
-            new.valid_to,
-            new.source,
-            new.session_id,
-            new.metadata.to_string(),
-            crate::ops::content_hash(&new.content),
-            now
-        ],
+    crate::sqlite::memories::patch(
+        conn,
+        old.id,
+        &MemoryPatch {
+            content: Some(new.content.clone()),
+            title: Some(new.title.clone()),
+            kind: Some(new.kind),
+            importance: Some(new.importance),
+            tags: Some(new.tags.clone()),
+            room: Some(new.room.clone()),
+            topic_key: Some(new.topic_key.clone()),
+            pinned: Some(new.pinned),
+            tier: Some(new.tier),
+            created_at: Some(new.created_at),
+            valid_from: Some(new.valid_from),
+            valid_to: Some(new.valid_to),
+            source: Some(new.source.clone()),
+            session_id: Some(new.session_id.clone()),
+            metadata: Some(new.metadata.clone()),
+            updated_at: Some(now),
+            ..Default::default()
+        },
     )?;
     index_text(
         conn,
@@ -282,9 +280,6 @@ pub(super) fn forget_file(conn: &Connection, rel: &str) -> Result<()> {
 
 /// Sends a memory whose file was deleted by hand to the trash.
 pub(super) fn move_to_trash(conn: &Connection, id: MemoryId, now: Millis) -> Result<()> {
-    conn.execute(
-        "UPDATE memories SET tier = 'trash', updated_at = ?2 WHERE id = ?1",
-        params![id, now],
-    )?;
+    crate::sqlite::memories::patch(conn, id, &MemoryPatch::tier(Tier::Trash, now))?;
     Ok(())
 }
