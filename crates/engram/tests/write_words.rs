@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::{Mcp, command};
 
 fn env_or(name: &str, default: usize) -> usize {
@@ -226,26 +226,7 @@ fn serve(home: &std::path::Path) -> Server {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let mut buf = Vec::new();
-    let started = Instant::now();
-    let addr = loop {
-        let mut b = [0u8; 256];
-        let n = err.read(&mut b).unwrap();
-        assert!(n > 0, "serve exited: {}", String::from_utf8_lossy(&buf));
-        buf.extend_from_slice(&b[..n]);
-        let text = String::from_utf8_lossy(&buf);
-        if let Some(i) = text.find("http://")
-            && let Some(j) = text[i + 7..].find("/mcp")
-        {
-            break text[i + 7..i + 7 + j].to_string();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "no address: {text}"
-        );
-    };
-    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let addr = support::http_addr(&mut child);
     Server { child, addr }
 }
 
