@@ -41,7 +41,18 @@ fn rpc_error(status: StatusCode, id: serde_json::Value, code: i64, message: Stri
 /// over stdio: a body that is not JSON is `-32700`, a call before `initialize` (no
 /// `Mcp-Session-Id`) is `-32600` naming the fix, `tools/call` arguments that are not an
 /// object are `-32602`. Everything else passes through unchanged.
+///
+/// A session's `DELETE` is answered `200 OK` where the transport says `202 Accepted`: the
+/// session is gone when the reply leaves, and the official SDK logs every other status as
+/// "Session termination failed".
 async fn json_rpc_errors(req: Request, next: Next) -> Response {
+    if req.method() == axum::http::Method::DELETE {
+        let mut reply = next.run(req).await;
+        if reply.status() == StatusCode::ACCEPTED {
+            *reply.status_mut() = StatusCode::OK;
+        }
+        return reply;
+    }
     if req.method() != axum::http::Method::POST {
         return next.run(req).await;
     }

@@ -194,10 +194,16 @@ fn serve(home: &std::path::Path, addr: &str, token: Option<&str>) -> Server {
 
 /// POSTs `body` to /mcp and returns the status and the body of the reply.
 fn post(addr: &str, extra_headers: &str, body: &[u8]) -> (u16, String) {
+    let (status, _, body) = request("POST", addr, extra_headers, body);
+    (status, body)
+}
+
+/// Sends one request to /mcp and returns the status, the head and the body of the reply.
+fn request(method: &str, addr: &str, extra_headers: &str, body: &[u8]) -> (u16, String, String) {
     let mut c = TcpStream::connect(addr).unwrap();
     c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     c.write_all(head.as_bytes()).unwrap();
@@ -210,8 +216,8 @@ fn post(addr: &str, extra_headers: &str, body: &[u8]) -> (u16, String) {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no status line: {text}"));
-    let body = text.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
-    (status, body)
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_string(), body.to_string())
 }
 
 fn initialize_body() -> Vec<u8> {
@@ -276,4 +282,28 @@ fn a_public_bind_needs_a_token_of_sixteen_characters() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("at least 16"), "{err}");
+}
+
+/// The official SDK logs "Session termination failed: 202" for anything but 200 or 204.
+#[test]
+fn closing_an_http_session_is_answered_200() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = serve(dir.path(), "127.0.0.1:0", None);
+    let (status, head, body) = request("POST", &srv.addr, "", &initialize_body());
+    assert_eq!(status, 200, "{body}");
+    let session = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| v.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id in {head}"));
+    let (status, _, body) = request(
+        "DELETE",
+        &srv.addr,
+        &format!("Mcp-Session-Id: {session}\r\n"),
+        b"",
+    );
+    assert_eq!(status, 200, "{body}");
 }
