@@ -143,7 +143,8 @@ impl Shared {
             .unwrap_or_else(|p| p.into_inner())
             .clone()
         {
-            store.set_embedder(Some(e));
+            store.set_embedder(Some(e.clone()));
+            embed_written_while_loading(store, e.as_ref());
             return None;
         }
         match state {
@@ -373,6 +374,35 @@ impl Shared {
             }
             Err(e) => error_result(e.field, e.message),
         }
+    }
+}
+
+/// How many vectorless memories a search that installed the model embeds before it runs.
+const EMBED_BEFORE_FIRST_SEARCH: usize = 32;
+
+/// Embeds the oldest vectorless memories (at most [`EMBED_BEFORE_FIRST_SEARCH`]) before the
+/// search that installed the model runs. On a store whose older memories all have vectors
+/// these are exactly the ones written while the model loaded: without this, the session's
+/// first search by meaning misses what the agent wrote a moment earlier (the background
+/// fill would only get to them later). The fill does the rest; errors only cost the head
+/// start, so they are logged, not returned.
+fn embed_written_while_loading(
+    store: &mut engram_store::Store,
+    e: &dyn engram_core::embed::Embedder,
+) {
+    let todo = match store.missing_embeddings(0, EMBED_BEFORE_FIRST_SEARCH) {
+        Ok(t) if !t.is_empty() => t,
+        Ok(_) => return,
+        Err(err) => return tracing::warn!("embedding before the first search: {err}"),
+    };
+    let texts: Vec<&str> = todo.iter().map(|(_, t)| t.as_str()).collect();
+    let vectors = match e.embed_documents(&texts) {
+        Ok(v) => v,
+        Err(err) => return tracing::warn!("embedding before the first search: {err}"),
+    };
+    let pairs: Vec<(i64, Vec<f32>)> = todo.iter().map(|(id, _)| *id).zip(vectors).collect();
+    if let Err(err) = store.put_embeddings(e.model_id(), e.dim(), &pairs) {
+        tracing::warn!("embedding before the first search: {err}");
     }
 }
 

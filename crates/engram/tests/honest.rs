@@ -307,3 +307,33 @@ fn closing_an_http_session_is_answered_200() {
     );
     assert_eq!(status, 200, "{body}");
 }
+
+/// A memory written while the model still loads has no vector yet; the search that waited
+/// for the model embeds it first, so a recall by meaning (no word in common) finds it.
+#[test]
+fn a_memory_written_while_the_model_loads_is_found_by_meaning_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
+    });
+    let mut m = Mcp::start_with(
+        dir.path(),
+        &[],
+        "test",
+        &[
+            ("ENGRAM_MODEL", &model),
+            ("ENGRAM_FIRST_RECALL_WAIT_MS", "600000"),
+        ],
+    );
+    let w = m.call(
+        "remember",
+        json!({"content": "Database dumps are written to /srv/archive every night"}),
+    );
+    assert_ne!(w["isError"], true, "{w}");
+    let r = m.call("recall", json!({"query": "where do we keep backups"}));
+    assert_ne!(r["isError"], true, "{r}");
+    assert!(
+        r.to_string().contains("/srv/archive"),
+        "the memory written a moment earlier was not found by meaning: {r}"
+    );
+}
