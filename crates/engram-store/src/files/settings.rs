@@ -46,6 +46,7 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
     };
     let mut table = toml::Table::try_from(Config::default()).map_err(|e| err(e.to_string()))?;
     let known: Vec<String> = table.keys().cloned().collect();
+    let defaults = table.clone();
     let mut unknown_keys = Vec::new();
     let user_home = env
         .iter()
@@ -112,7 +113,8 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
             continue;
         }
         applied_env.push(name.clone());
-        table.insert(key, parse_env_value(raw));
+        let text_setting = matches!(defaults.get(&key), Some(toml::Value::String(_)));
+        table.insert(key, parse_env_value(raw, text_setting));
     }
 
     let origin = if applied_env.is_empty() {
@@ -134,9 +136,14 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
     })
 }
 
-/// An environment value as TOML: a number or boolean when it reads as one, else a string.
-fn parse_env_value(raw: &str) -> toml::Value {
+/// An environment value as TOML: for a text setting (a token, a path, a name) the text as
+/// it is, even when it reads as a number (an all-digit `ENGRAM_HTTP_TOKEN` was refused as
+/// an integer); otherwise a number or boolean when it reads as one, else a string.
+fn parse_env_value(raw: &str, text_setting: bool) -> toml::Value {
     let t = raw.trim();
+    if text_setting {
+        return toml::Value::String(t.to_string());
+    }
     if let Ok(i) = t.parse::<i64>() {
         return toml::Value::Integer(i);
     }
@@ -160,6 +167,18 @@ mod tests {
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn a_text_setting_from_the_environment_stays_text_even_when_it_reads_as_a_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let loaded = load(
+            &path,
+            &env(&[("ENGRAM_HTTP_TOKEN", "12345678901234567890")]),
+        )
+        .unwrap();
+        assert_eq!(loaded.config.http_token, "12345678901234567890");
     }
 
     #[test]
