@@ -386,24 +386,86 @@ pub struct HandoffArgs {
     /// Seed A's namespace; mapped to the room.
     #[serde(default)]
     pub user_id: Option<String>,
+    /// The task this handoff checkpoints (seed A's `task_id`, from `create_task`).
+    #[serde(default)]
+    pub task_id: Option<i64>,
+    /// What the next session must not do again: `[{action, reason}]` (or plain strings).
+    #[serde(default)]
+    pub must_not_redo: Vec<NotRedo>,
+    /// What the next session must keep as it is.
+    #[serde(default)]
+    pub must_preserve: Vec<String>,
+    /// The files and tools the work is using: `{files, tools}`.
+    #[serde(default)]
+    pub working_set: Option<WorkingSet>,
     #[serde(flatten)]
     pub place: Place,
 }
 
+/// One thing not to redo, and why.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NotRedo {
+    Full {
+        action: String,
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    Action(String),
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct WorkingSet {
+    #[serde(default)]
+    pub files: Vec<String>,
+    #[serde(default)]
+    pub tools: Vec<String>,
+}
+
 pub fn do_handoff(ctx: &mut Ctx<'_>, a: HandoffArgs) -> ToolResult {
     let origin = origin(ctx, a.place, a.user_id, a.session_id);
+    let ws = a.working_set.unwrap_or_default();
+    let extras = engram_store::tasks::HandoffExtras {
+        must_not_redo: a
+            .must_not_redo
+            .into_iter()
+            .map(|n| match n {
+                NotRedo::Full { action, reason } => (action, reason),
+                NotRedo::Action(action) => (action, None),
+            })
+            .collect(),
+        must_preserve: a.must_preserve,
+        working_files: ws.files,
+        working_tools: ws.tools,
+    };
     let out = ctx.store.handoff(HandoffRequest {
         summary: a.summary,
         completed: a.completed,
         in_progress: a.in_progress,
         blocked: a.blocked,
         next_steps: a.next_steps,
+        extras,
+        task_id: a.task_id,
         origin,
     })?;
     let mut v = json(&out);
     v["result"] = json!(format!("Session handoff stored (id={})", out.id));
     v["memory_id"] = json!(out.id);
+    checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)
+}
+
+/// Seed A's checkpoint keys (`task_id`, `checkpoint_id`, `checkpoint_version`,
+/// `checkpoint_reason`) on a hub write's result, read from the record the write landed on.
+pub fn checkpoint_fields(ctx: &mut Ctx<'_>, id: i64, v: &mut Value) -> Result<(), ToolError> {
+    let m = ctx.store.get(&engram_core::memory::IdRef::Id(id))?;
+    if let Some(version) = m.metadata.get("checkpoint_version") {
+        v["task_id"] = m.metadata["task_id"].clone();
+        v["checkpoint_id"] = json!(m.id);
+        v["checkpoint_version"] = version.clone();
+        v["checkpoint_reason"] = m.metadata["checkpoint_reason"].clone();
+    }
+    Ok(())
 }
 
 fn handoff(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
@@ -426,6 +488,9 @@ pub struct TrackFailureArgs {
     pub fix: Option<String>,
     #[serde(default)]
     pub related_test_ids: Vec<String>,
+    /// The task this failure checkpoints (seed A's `task_id`).
+    #[serde(default)]
+    pub task_id: Option<i64>,
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]
@@ -444,6 +509,7 @@ fn track_failure(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         severity: a.severity,
         fix: a.fix,
         related_tests: a.related_test_ids,
+        task_id: a.task_id,
         origin,
     })?;
     let mut v = json(&out);
@@ -452,6 +518,7 @@ fn track_failure(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         a.component, out.id
     ));
     v["memory_id"] = json!(out.id);
+    checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)
 }
 
@@ -470,6 +537,9 @@ pub struct TrackProgressArgs {
     pub quality_score: Option<f64>,
     #[serde(default)]
     pub notes: Option<String>,
+    /// The task this entry checkpoints (seed A's `task_id`).
+    #[serde(default)]
+    pub task_id: Option<i64>,
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]
@@ -488,11 +558,13 @@ fn track_progress(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         blockers: a.blockers,
         quality: a.quality_score,
         notes: a.notes,
+        task_id: a.task_id,
         origin,
     })?;
     let mut v = json(&out);
     v["result"] = json!(format!("Tracked progress of {} (id={})", a.feature, out.id));
     v["memory_id"] = json!(out.id);
+    checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)
 }
 
@@ -514,12 +586,18 @@ fn session_outcome(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SessionOutcomeArgs = parse(args)?;
     let outcome = Outcome::parse(&a.outcome)?;
     let origin = origin(ctx, a.place, a.user_id, Some(a.session_id.clone()));
-    Ok(json(&ctx.store.session_outcome(
-        &a.session_id,
-        outcome,
-        a.notes.as_deref(),
-        &origin,
-    )?))
+    let out = ctx
+        .store
+        .session_outcome(&a.session_id, outcome, a.notes.as_deref(), &origin)?;
+    let mut v = json(&out);
+    // Seed A's reply line beside engram's fields.
+    v["result"] = json!(format!(
+        "Recorded {} for session {} ({} memories adjusted)",
+        v["outcome"].as_str().unwrap_or_default(),
+        out.session_id,
+        out.adjusted.len()
+    ));
+    Ok(v)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
