@@ -401,7 +401,7 @@ impl Store {
             .iter()
             .filter_map(|m| as_checkpoint(id, m))
             .collect();
-        cps.sort_by(|a, b| b.version.cmp(&a.version));
+        cps.sort_by_key(|c| std::cmp::Reverse(c.version));
         cps.truncate(limit);
         Ok(cps)
     }
