@@ -2,7 +2,9 @@
 //! `get_task`, `list_tasks`, `restore_checkpoint`, `list_checkpoints`, each one call to
 //! the engine's tasks ([`engram_store::tasks`]) with A's argument names and result keys.
 //! Checkpoints are written by `session_handoff`, `track_failure` and `track_progress`
-//! given a `task_id` (the native tools' own arguments).
+//! given a `task_id` (the native tools' own arguments); this file also holds what those
+//! tools share for it: the handoff fields A keeps for a restore ([`NotRedo`],
+//! [`WorkingSet`]) and the checkpoint keys of their results ([`checkpoint_fields`]).
 
 use super::native::{Place, user_room};
 use super::tools::*;
@@ -12,6 +14,39 @@ use engram_store::tasks::{TaskChange, TaskRequest};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+/// One thing not to redo, and why.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NotRedo {
+    Full {
+        action: String,
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    Action(String),
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct WorkingSet {
+    #[serde(default)]
+    pub files: Vec<String>,
+    #[serde(default)]
+    pub tools: Vec<String>,
+}
+
+/// Seed A's checkpoint keys (`task_id`, `checkpoint_id`, `checkpoint_version`,
+/// `checkpoint_reason`) on a hub write's result, read from the record the write landed on.
+pub fn checkpoint_fields(ctx: &mut Ctx<'_>, id: i64, v: &mut Value) -> Result<(), ToolError> {
+    let m = ctx.store.get(&engram_core::memory::IdRef::Id(id))?;
+    if let Some(version) = m.metadata.get("checkpoint_version") {
+        v["task_id"] = m.metadata["task_id"].clone();
+        v["checkpoint_id"] = json!(m.id);
+        v["checkpoint_version"] = version.clone();
+        v["checkpoint_reason"] = m.metadata["checkpoint_reason"].clone();
+    }
+    Ok(())
+}
 
 /// The most tasks or checkpoints one list returns.
 const MAX_LIST: usize = 1000;

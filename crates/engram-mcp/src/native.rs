@@ -3,6 +3,7 @@
 //! `record_hits`) and answer with B's result keys beside engram's, which is what makes the
 //! `compat-b` profile a list of names rather than a second implementation.
 
+use super::compat_a_tasks::{NotRedo, WorkingSet, checkpoint_fields};
 use super::tools::*;
 use engram_store::hub::{
     ContextRequest, FailureRequest, HandoffRequest, Origin, Outcome, ProgressRequest,
@@ -402,26 +403,6 @@ pub struct HandoffArgs {
     pub place: Place,
 }
 
-/// One thing not to redo, and why.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum NotRedo {
-    Full {
-        action: String,
-        #[serde(default)]
-        reason: Option<String>,
-    },
-    Action(String),
-}
-
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct WorkingSet {
-    #[serde(default)]
-    pub files: Vec<String>,
-    #[serde(default)]
-    pub tools: Vec<String>,
-}
-
 pub fn do_handoff(ctx: &mut Ctx<'_>, a: HandoffArgs) -> ToolResult {
     let origin = origin(ctx, a.place, a.user_id, a.session_id);
     let ws = a.working_set.unwrap_or_default();
@@ -453,19 +434,6 @@ pub fn do_handoff(ctx: &mut Ctx<'_>, a: HandoffArgs) -> ToolResult {
     v["memory_id"] = json!(out.id);
     checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)
-}
-
-/// Seed A's checkpoint keys (`task_id`, `checkpoint_id`, `checkpoint_version`,
-/// `checkpoint_reason`) on a hub write's result, read from the record the write landed on.
-pub fn checkpoint_fields(ctx: &mut Ctx<'_>, id: i64, v: &mut Value) -> Result<(), ToolError> {
-    let m = ctx.store.get(&engram_core::memory::IdRef::Id(id))?;
-    if let Some(version) = m.metadata.get("checkpoint_version") {
-        v["task_id"] = m.metadata["task_id"].clone();
-        v["checkpoint_id"] = json!(m.id);
-        v["checkpoint_version"] = version.clone();
-        v["checkpoint_reason"] = m.metadata["checkpoint_reason"].clone();
-    }
-    Ok(())
 }
 
 fn handoff(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
