@@ -108,7 +108,11 @@ fn arguments(body: &[u8]) -> Result<Value, ToolError> {
 fn answer(r: ToolResult) -> Response {
     match r {
         Ok(v) if v.get("ok") == Some(&Value::Bool(false)) => {
-            refused(StatusCode::BAD_REQUEST, None, v["error"].to_string())
+            let message = match &v["error"] {
+                Value::String(m) => m.clone(),
+                other => other.to_string(),
+            };
+            refused(StatusCode::BAD_REQUEST, None, message)
         }
         Ok(v) => Json(v).into_response(),
         // Caller errors name their field (or say the arguments were invalid).
