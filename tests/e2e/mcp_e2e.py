@@ -156,6 +156,48 @@ async def flow_compat_a(c, room):
     check("memory_id" in text(e), text(e))
     e = await call(c, "store_memory", {"content": "x"}, expect_error=True)
     check("importance" in text(e), text(e))
+    await flow_compat_a_tasks(c, room)
+
+
+async def flow_compat_a_tasks(c, room):
+    """A's task and checkpoint tools: a task's handoff keeps A's extra fields, and each
+    restore mode brings them back with its own share of the task's memories."""
+    t = data(await call(c, "create_task", {"name": "Billing export", "goal": "CSV export of invoices", "user_id": room}))
+    tid = t["task_id"]
+    check(t["task"]["status"] == "planning", t)
+    t = data(await call(c, "update_task", {"task_id": tid, "status": "in_progress"}))
+    check(t["task"]["status"] == "in_progress", t)
+    h = data(await call(c, "session_handoff", {
+        "summary": "export skeleton in place", "next_steps": ["add currency column"], "user_id": room, "task_id": tid,
+        "must_not_redo": [{"action": "stream rows through pandas", "reason": "too slow on 1M rows"}],
+        "must_preserve": ["column order"], "working_set": {"files": ["export.rs"], "tools": ["cargo"]},
+    }))
+    check(h["task_id"] == tid and h["checkpoint_version"] == 1, h)
+    f = data(await call(c, "track_failure", {"error": "encoding error", "component": "export", "severity": "minor", "user_id": room, "task_id": tid}))
+    check(f["checkpoint_version"] == 2 and f["checkpoint_reason"] == "FAILURE", f)
+    data(await call(c, "store_memory", {"content": "Invoices older than 2019 are archived", "importance": 0.2, "user_id": room, "metadata": {"task_id": tid}}))
+    data(await call(c, "track_progress", {"feature": "billing export", "status": "review", "completion": 80, "user_id": room, "task_id": tid}))
+    modes = {}
+    for mode in ["FULL", "SELECTIVE", "NONE"]:
+        r = data(await call(c, "restore_checkpoint", {"task_id": tid, "memory_restore_mode": mode}))
+        check(r["state"]["must_not_redo"] == [{"action": "stream rows through pandas", "reason": "too slow on 1M rows"}], r)
+        check(r["state"]["must_preserve"] == ["column order"] and r["state"]["working_set"]["files"] == ["export.rs"], r)
+        check(r["state"]["goal"] == "CSV export of invoices" and r["checkpoint_version"] == 3, r)
+        modes[mode] = len(r["memories"])
+    # FULL: handoff, failure, the 0.2 memory, progress; SELECTIVE keeps the minor failure
+    # (a failure) and drops the 0.2 memory; NONE brings none.
+    check(modes == {"FULL": 4, "SELECTIVE": 3, "NONE": 0}, modes)
+    cps = data(await call(c, "list_checkpoints", {"task_id": tid}))
+    check([cp["version"] for cp in cps["checkpoints"]] == [3, 2, 1], cps)
+    g = data(await call(c, "get_task", {"task_id": tid}))
+    check(len(g["memories"]) == 1 and g["latest_checkpoint"]["version"] == 3, g)
+    ls = data(await call(c, "list_tasks", {"user_id": room, "status": "in_progress"}))
+    check([x["task_id"] for x in ls["tasks"]] == [tid], ls)
+    e = await call(c, "restore_checkpoint", {"task_id": tid, "memory_restore_mode": "SOME"}, expect_error=True)
+    check("memory_restore_mode" in text(e), text(e))
+    r = data(await call(c, "recall_memory", {"query": "export", "user_id": room, "session_id": f"{room}-s"}))
+    o = data(await call(c, "session_outcome", {"session_id": f"{room}-s", "outcome": "failure", "notes": "export broke on UTF-16", "user_id": room}))
+    check(o["outcome"] == "failure" and o["lesson_id"] and "result" in o, o)
 
 
 async def flow_compat_b(c, room):
@@ -318,7 +360,8 @@ PROFILES = {
 
 EXPECTED_TOOLS = {
     "core": {"remember", "recall", "reinforce", "correct", "forget", "context", "handoff"},
-    "compat-a": {"recall_memory", "store_memory", "update_memory", "session_handoff", "track_failure", "track_progress", "consolidate_memory", "memory_stats"},
+    "compat-a": {"recall_memory", "store_memory", "update_memory", "session_handoff", "track_failure", "track_progress", "consolidate_memory", "memory_stats",
+                 "session_outcome", "create_task", "update_task", "get_task", "list_tasks", "restore_checkpoint", "list_checkpoints"},
     "compat-b": {"remember", "recall", "reinforce", "correct", "link", "forget", "consolidation_candidates", "mark_consolidated", "skill_candidates", "reindex", "stats"},
 }
 

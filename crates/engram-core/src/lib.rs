@@ -27,6 +27,7 @@ pub mod redact;
 pub mod resolve;
 pub mod room;
 pub mod scoring;
+pub mod task;
 pub mod text;
 pub mod time;
 pub mod topic;

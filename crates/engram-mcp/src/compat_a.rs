@@ -11,7 +11,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The tools of `compat-a`. (`consolidate_memory` arrives with maintenance.)
+/// The tools of `compat-a`: A's eight README tools, then the ones its code added
+/// (`session_outcome`, the task tools and the checkpoint tools, in `compat_a_tasks.rs`).
 pub const PROFILE: &[&str] = &[
     "recall_memory",
     "store_memory",
@@ -21,6 +22,13 @@ pub const PROFILE: &[&str] = &[
     "track_progress",
     "consolidate_memory",
     "memory_stats",
+    "session_outcome",
+    "create_task",
+    "update_task",
+    "get_task",
+    "list_tasks",
+    "restore_checkpoint",
+    "list_checkpoints",
 ];
 
 /// A's four categories, from engram's kinds.
@@ -188,6 +196,19 @@ fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             format!("{} is out of range: give 0–1", a.importance),
         ));
     }
+    // A links a memory to a task by `metadata.task_id`; the task must exist.
+    let task_id = match a.metadata.as_ref().and_then(|m| m.get("task_id")) {
+        None | Some(Value::Null) => None,
+        Some(t) => {
+            let id = t.as_i64().ok_or_else(|| {
+                ToolError::field("metadata.task_id", format!("{t} is not a task id"))
+            })?;
+            ctx.store
+                .task(id)
+                .map_err(|e| ToolError::field("metadata.task_id", ToolError::from(e).message))?;
+            Some(id)
+        }
+    };
     let out = ctx.store.remember(RememberRequest {
         content: a.content,
         kind: Some(kind),
@@ -209,6 +230,9 @@ fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         RememberAction::Merged => format!("Merged into existing memory (id={})", out.id),
         RememberAction::Updated => format!("Updated topic memory (id={})", out.id),
     };
+    if let Some(t) = task_id {
+        ctx.store.attach_to_task(out.id, t)?;
+    }
     let mut v =
         json!({ "result": msg, "memory_id": out.id, "action": out.action, "room": out.room });
     if let Some(w) = warning {
@@ -257,7 +281,18 @@ pub fn rename_id(e: engram_store::Error, field: &str) -> ToolError {
 fn session_handoff(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: HandoffArgs = parse(args)?;
     let v = do_handoff(ctx, a)?;
-    Ok(json!({ "result": v["result"], "memory_id": v["memory_id"] }))
+    let mut out = json!({ "result": v["result"], "memory_id": v["memory_id"] });
+    for k in [
+        "task_id",
+        "checkpoint_id",
+        "checkpoint_version",
+        "checkpoint_reason",
+    ] {
+        if !v[k].is_null() {
+            out[k] = v[k].clone();
+        }
+    }
+    Ok(out)
 }
 
 fn memory_stats(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {

@@ -196,15 +196,8 @@ pub async fn serve_then(
                 .fallback_service(service)
                 .layer(middleware::from_fn(json_rpc_errors)),
         )
+        // `/health` is seed A's (`web::seed_a`): its status, version and engram's state.
         .merge(crate::web::routes(shared.clone()))
-        .route(
-            "/health",
-            axum::routing::get(|| async {
-                axum::Json(
-                    serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}),
-                )
-            }),
-        )
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(
             token.map(Arc::new),

@@ -6,7 +6,7 @@
 //! - [`server`]: [`Shared`] (one store, its model, its lock, per process) and
 //!   [`EngramServer`], the rmcp `ServerHandler`; [`stdio`] and [`http`] are the transports.
 //! - [`tools`]: the tool registry and profile selection; [`native`], [`admin`],
-//!   [`compat_a`], [`compat_c`] are the profiles' tools, each a thin adapter over one
+//!   [`compat_a`] (with [`compat_a_tasks`]), [`compat_c`] are the profiles' tools, each a thin adapter over one
 //!   `engram_store::Store` method.
 //! - [`web`]: the HTTP surfaces merged beside `/mcp` inside its token layer (seed A's REST,
 //!   seed C's API, the web UI); they live with the HTTP transport because they share its
@@ -33,6 +33,7 @@
 pub mod adapt;
 pub mod admin;
 pub mod compat_a;
+pub mod compat_a_tasks;
 pub mod compat_c;
 pub mod environment;
 #[cfg(test)]

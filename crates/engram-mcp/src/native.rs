@@ -3,6 +3,7 @@
 //! `record_hits`) and answer with B's result keys beside engram's, which is what makes the
 //! `compat-b` profile a list of names rather than a second implementation.
 
+use super::compat_a_tasks::{NotRedo, WorkingSet, checkpoint_fields};
 use super::tools::*;
 use engram_store::hub::{
     ContextRequest, FailureRequest, HandoffRequest, Origin, Outcome, ProgressRequest,
@@ -386,23 +387,52 @@ pub struct HandoffArgs {
     /// Seed A's namespace; mapped to the room.
     #[serde(default)]
     pub user_id: Option<String>,
+    /// The task this handoff checkpoints (seed A's `task_id`, from `create_task`).
+    #[serde(default)]
+    pub task_id: Option<i64>,
+    /// What the next session must not do again: `[{action, reason}]` (or plain strings).
+    #[serde(default)]
+    pub must_not_redo: Vec<NotRedo>,
+    /// What the next session must keep as it is.
+    #[serde(default)]
+    pub must_preserve: Vec<String>,
+    /// The files and tools the work is using: `{files, tools}`.
+    #[serde(default)]
+    pub working_set: Option<WorkingSet>,
     #[serde(flatten)]
     pub place: Place,
 }
 
 pub fn do_handoff(ctx: &mut Ctx<'_>, a: HandoffArgs) -> ToolResult {
     let origin = origin(ctx, a.place, a.user_id, a.session_id);
+    let ws = a.working_set.unwrap_or_default();
+    let extras = engram_store::tasks::HandoffExtras {
+        must_not_redo: a
+            .must_not_redo
+            .into_iter()
+            .map(|n| match n {
+                NotRedo::Full { action, reason } => (action, reason),
+                NotRedo::Action(action) => (action, None),
+            })
+            .collect(),
+        must_preserve: a.must_preserve,
+        working_files: ws.files,
+        working_tools: ws.tools,
+    };
     let out = ctx.store.handoff(HandoffRequest {
         summary: a.summary,
         completed: a.completed,
         in_progress: a.in_progress,
         blocked: a.blocked,
         next_steps: a.next_steps,
+        extras,
+        task_id: a.task_id,
         origin,
     })?;
     let mut v = json(&out);
     v["result"] = json!(format!("Session handoff stored (id={})", out.id));
     v["memory_id"] = json!(out.id);
+    checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)
 }
 
@@ -426,6 +456,9 @@ pub struct TrackFailureArgs {
     pub fix: Option<String>,
     #[serde(default)]
     pub related_test_ids: Vec<String>,
+    /// The task this failure checkpoints (seed A's `task_id`).
+    #[serde(default)]
+    pub task_id: Option<i64>,
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]
@@ -444,6 +477,7 @@ fn track_failure(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         severity: a.severity,
         fix: a.fix,
         related_tests: a.related_test_ids,
+        task_id: a.task_id,
         origin,
     })?;
     let mut v = json(&out);
@@ -452,6 +486,7 @@ fn track_failure(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         a.component, out.id
     ));
     v["memory_id"] = json!(out.id);
+    checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)
 }
 
@@ -470,6 +505,9 @@ pub struct TrackProgressArgs {
     pub quality_score: Option<f64>,
     #[serde(default)]
     pub notes: Option<String>,
+    /// The task this entry checkpoints (seed A's `task_id`).
+    #[serde(default)]
+    pub task_id: Option<i64>,
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]
@@ -488,11 +526,13 @@ fn track_progress(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         blockers: a.blockers,
         quality: a.quality_score,
         notes: a.notes,
+        task_id: a.task_id,
         origin,
     })?;
     let mut v = json(&out);
     v["result"] = json!(format!("Tracked progress of {} (id={})", a.feature, out.id));
     v["memory_id"] = json!(out.id);
+    checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)
 }
 
@@ -514,12 +554,18 @@ fn session_outcome(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SessionOutcomeArgs = parse(args)?;
     let outcome = Outcome::parse(&a.outcome)?;
     let origin = origin(ctx, a.place, a.user_id, Some(a.session_id.clone()));
-    Ok(json(&ctx.store.session_outcome(
-        &a.session_id,
-        outcome,
-        a.notes.as_deref(),
-        &origin,
-    )?))
+    let out = ctx
+        .store
+        .session_outcome(&a.session_id, outcome, a.notes.as_deref(), &origin)?;
+    let mut v = json(&out);
+    // Seed A's reply line beside engram's fields.
+    v["result"] = json!(format!(
+        "Recorded {} for session {} ({} memories adjusted)",
+        v["outcome"].as_str().unwrap_or_default(),
+        out.session_id,
+        out.adjusted.len()
+    ));
+    Ok(v)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

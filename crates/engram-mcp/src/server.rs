@@ -320,22 +320,33 @@ impl Shared {
                 ),
             );
         };
-        if let Err(e) = tools::check_known_arguments(name, &(spec.schema)(), &args) {
-            return error_result(e.field, e.message);
+        match self.run_tool(spec, args, client, self.dialect) {
+            Ok(v) => CallToolResult::structured(v),
+            Err(e) => error_result(e.field, e.message),
         }
+    }
+
+    /// Runs one tool (of this server's profile or not) as an MCP call would: arguments
+    /// checked against its schema, a search waiting briefly for a loading model and saying
+    /// when it was lexical only, the vault synced after a write, the latency logged. Seed
+    /// A's REST API calls its tools through here, so a route and the tool are one code path.
+    pub fn run_tool(
+        &self,
+        spec: &ToolSpec,
+        args: serde_json::Value,
+        client: &str,
+        dialect: crate::adapt::Dialect,
+    ) -> tools::ToolResult {
+        let name = spec.name;
+        tools::check_known_arguments(name, &(spec.schema)(), &args)?;
         // Search tools (`recall` records hits, so it is not read-only).
         let searches = name.contains("recall") || name.contains("search");
-        let mut guard = match self.store.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
+        let mut guard = self.lock_store();
         if guard.is_none() {
-            match self.open_serving() {
-                Ok(s) => *guard = Some(s),
-                Err(e) => {
-                    return error_result(None, format!("cannot open the engram store: {e:#}"));
-                }
-            }
+            *guard = Some(self.open_serving().map_err(|e| tools::ToolError {
+                field: None,
+                message: format!("cannot open the engram store: {e:#}"),
+            })?);
         }
         let store = guard.as_mut().expect("opened above");
         let lexical_reason = if searches {
@@ -347,7 +358,7 @@ impl Shared {
             store,
             default_room: self.default_room.as_deref(),
             client,
-            dialect: self.dialect,
+            dialect,
             doctor: self.doctor,
         };
         let started = std::time::Instant::now();
@@ -361,19 +372,23 @@ impl Shared {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         tracing::debug!(tool = name, ms, ok = result.is_ok(), "tool call");
         crate::perf::record(name, ms, result.is_ok());
-        match result {
-            Ok(mut v) => {
-                if searches
-                    && let Some(reason) = lexical_reason
-                    && let Some(o) = v.as_object_mut()
-                {
-                    o.insert("search".into(), serde_json::json!("lexical"));
-                    o.insert("lexical_reason".into(), serde_json::json!(reason));
-                }
-                CallToolResult::structured(v)
-            }
-            Err(e) => error_result(e.field, e.message),
+        let mut v = result?;
+        if searches
+            && let Some(reason) = lexical_reason
+            && let Some(o) = v.as_object_mut()
+        {
+            o.insert("search".into(), serde_json::json!("lexical"));
+            o.insert("lexical_reason".into(), serde_json::json!(reason));
         }
+        Ok(v)
+    }
+
+    /// Where the background model loader stands (seed A's health reports it).
+    pub fn model_state(&self) -> ModelState {
+        self.model_state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 

@@ -257,6 +257,7 @@ pub fn registry() -> Vec<ToolSpec> {
     let mut all = super::native::tools();
     all.extend(super::admin::tools());
     all.extend(super::compat_a::tools());
+    all.extend(super::compat_a_tasks::tools());
     all.extend(super::compat_c::tools());
     all
 }

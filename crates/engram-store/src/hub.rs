@@ -32,6 +32,10 @@ pub struct HandoffRequest {
     pub in_progress: Vec<String>,
     pub blocked: Vec<String>,
     pub next_steps: Vec<String>,
+    /// A's must-not-redo, must-preserve and working set, kept for a restore.
+    pub extras: crate::tasks::HandoffExtras,
+    /// The task this handoff checkpoints (A's `task_id`).
+    pub task_id: Option<MemoryId>,
     pub origin: Origin,
 }
 
@@ -44,6 +48,7 @@ pub struct FailureRequest {
     pub severity: Option<String>,
     pub fix: Option<String>,
     pub related_tests: Vec<String>,
+    pub task_id: Option<MemoryId>,
     pub origin: Origin,
 }
 
@@ -58,6 +63,7 @@ pub struct ProgressRequest {
     /// 0–1.
     pub quality: Option<f64>,
     pub notes: Option<String>,
+    pub task_id: Option<MemoryId>,
     pub origin: Origin,
 }
 
@@ -194,7 +200,7 @@ pub struct Briefing {
 pub const CONTEXT_DEFAULT_BYTES: usize = 8 * 1024;
 pub const CONTEXT_MAX_BYTES: usize = 64 * 1024;
 
-fn check_items(field: &'static str, items: &[String]) -> Result<(), InputError> {
+pub(crate) fn check_items(field: &'static str, items: &[String]) -> Result<(), InputError> {
     if items.len() > 100 {
         return Err(InputError::new(
             field,
@@ -295,11 +301,13 @@ impl Store {
             &req.blocked,
             &req.next_steps,
         );
-        let meta = json!({
+        let mut meta = json!({
             "type": "handoff", "summary": req.summary, "completed": req.completed,
             "in_progress": req.in_progress, "blocked": req.blocked, "next_steps": req.next_steps,
         });
-        let out = self.remember_hub(text, Kind::Handoff, 0.9, meta, &req.origin)?;
+        req.extras.add_to(&mut meta)?;
+        let out =
+            self.remember_for_task(text, Kind::Handoff, 0.9, meta, &req.origin, req.task_id)?;
         if let Some(sid) = &req.origin.session_id {
             let now = self.now();
             let summary = engram_core::redact::redact(&req.summary).0;
@@ -343,7 +351,7 @@ impl Store {
         } else {
             Kind::Failure
         };
-        self.remember_hub(text, kind, importance, meta, &req.origin)
+        self.remember_for_task(text, kind, importance, meta, &req.origin, req.task_id)
     }
 
     /// Seed A's `track_progress`: kind `progress`, importance from status. The latest entry
@@ -387,7 +395,14 @@ impl Store {
             "type": "progress", "feature": req.feature.trim(), "status": status, "completion": completion,
             "blockers": req.blockers, "quality_score": req.quality, "notes": req.notes,
         });
-        self.remember_hub(text, Kind::Progress, importance, meta, &req.origin)
+        self.remember_for_task(
+            text,
+            Kind::Progress,
+            importance,
+            meta,
+            &req.origin,
+            req.task_id,
+        )
     }
 
     fn active_of_kinds(

@@ -28,6 +28,7 @@ pub use sqlite::{health, seed_c};
 pub mod storage;
 mod store;
 
+pub use engine::tasks;
 pub use error::{Error, Result};
 // The file modules keep the paths they had before `files/` gathered them.
 pub use files::{backup, frontmatter, fsutil, importers, settings, transfer, vault};

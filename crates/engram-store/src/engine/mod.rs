@@ -16,6 +16,7 @@ mod reinforce;
 mod remember;
 mod sessions;
 mod show;
+pub mod tasks;
 mod tiers;
 
 #[cfg(test)]

@@ -1,0 +1,484 @@
+//! Switching from seed A, through the built binary: A's REST API (`engram-http`'s `/v1/*`,
+//! `/health`) beside `/mcp` on `engram serve --http`, and A's task and checkpoint tools
+//! over stdio, a handoff's must-not-redo, must-preserve and working set restored in each
+//! of A's modes.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+use support::{Mcp, command};
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `engram serve --http 127.0.0.1:0` (the MCP profile is core: A's routes do not depend
+/// on it), waiting for the line naming its port.
+fn serve(home: &Path, token: Option<&str>) -> Server {
+    let mut c = command(home);
+    c.args(["serve", "--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(t) = token {
+        c.env("ENGRAM_HTTP_TOKEN", t);
+    }
+    let mut child = c.spawn().unwrap();
+    let addr = support::http_addr(&mut child);
+    Server { child, addr }
+}
+
+/// One HTTP/1.1 request with a raw body and extra header lines; the status and JSON body.
+fn raw(addr: &str, method: &str, path: &str, body: &str, headers: &str) -> (u16, Value) {
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{headers}Connection: close\r\n\r\n",
+        body.len()
+    );
+    c.write_all(head.as_bytes()).unwrap();
+    c.write_all(body.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    c.read_to_end(&mut out).expect("a reply within 60 s");
+    let text = String::from_utf8_lossy(&out);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {text}"));
+    let (_, rest) = text.split_once("\r\n\r\n").unwrap_or(("", ""));
+    (
+        status,
+        serde_json::from_str(rest.trim()).unwrap_or(Value::Null),
+    )
+}
+
+fn post(addr: &str, path: &str, body: Value) -> (u16, Value) {
+    raw(addr, "POST", path, &body.to_string(), "")
+}
+
+/// A POST that must succeed; its body.
+fn ok(addr: &str, path: &str, body: Value) -> Value {
+    let (st, v) = post(addr, path, body);
+    assert_eq!(st, 200, "{path}: {v}");
+    v
+}
+
+fn get(addr: &str, path: &str) -> (u16, Value) {
+    raw(addr, "GET", path, "", "")
+}
+
+fn total(addr: &str) -> u64 {
+    ok(addr, "/v1/stats", json!({}))["total"].as_u64().unwrap()
+}
+
+#[test]
+fn seed_as_rest_api_is_served_beside_mcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let srv = serve(&home, None);
+    let a = srv.addr.as_str();
+
+    // Health, in A's fields: no model is loaded here, so recall is lexical and A's word
+    // for that is `degraded`.
+    for path in ["/health", "/v1/health"] {
+        let (st, h) = get(a, path);
+        assert_eq!(st, 200, "{h}");
+        assert_eq!(h["status"], "degraded", "{h}");
+        assert_eq!(h["embedding_degraded"], true, "{h}");
+        assert_eq!(h["fts"], true, "{h}");
+        assert_eq!(h["version"], env!("CARGO_PKG_VERSION"));
+        assert!(h["db"].as_str().unwrap().ends_with(".db"), "{h}");
+        for k in [
+            "db_readonly",
+            "graph",
+            "embedding_stale",
+            "residue_files",
+            "engram_meta",
+            "transports",
+        ] {
+            assert!(h.get(k).is_some(), "{path} lacks {k}: {h}");
+        }
+    }
+
+    // The catalogue: every compat-a tool, the routed ones with their path.
+    let (st, cat) = get(a, "/v1/tools");
+    assert_eq!(st, 200);
+    let tools = cat["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 15, "{cat}");
+    let path_of = |n: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == n)
+            .unwrap_or_else(|| panic!("{n} missing"))["path"]
+            .clone()
+    };
+    assert_eq!(path_of("recall_memory"), "/v1/recall");
+    assert_eq!(path_of("list_tasks"), "/v1/tasks/list");
+    assert_eq!(path_of("restore_checkpoint"), Value::Null);
+    assert!(
+        tools.iter().all(|t| t["inputSchema"]["type"] == "object"),
+        "{cat}"
+    );
+
+    // store → recall round trip, in a session whose outcome is then recorded.
+    let r = ok(
+        a,
+        "/v1/store",
+        json!({"content": "Deploys go through the blue-green pipeline", "importance": 0.6, "category": "strategy", "user_id": "alice"}),
+    );
+    assert!(
+        r["result"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stored new memory (id="),
+        "{r}"
+    );
+    let mid = r["memory_id"].as_i64().unwrap();
+    let r = ok(
+        a,
+        "/v1/recall",
+        json!({"query": "blue-green pipeline", "user_id": "alice", "top_k": 3, "session_id": "s-a1"}),
+    );
+    assert_eq!(r["memories"][0]["id"], mid, "{r}");
+    assert_eq!(r["memories"][0]["category"], "strategy", "{r}");
+    let r = ok(
+        a,
+        "/v1/update",
+        json!({"memory_id": mid, "new_content": "Deploys go through the blue-green pipeline, never by hand"}),
+    );
+    assert_eq!(r["result"], format!("Updated memory (id={mid})"));
+    let r = ok(
+        a,
+        "/v1/session-outcome",
+        json!({"session_id": "s-a1", "outcome": "success", "user_id": "alice"}),
+    );
+    assert_eq!(r["adjusted"][0]["id"], mid, "{r}");
+    assert!(
+        (r["adjusted"][0]["to"].as_f64().unwrap() - 0.7).abs() < 1e-9,
+        "{r}"
+    );
+    assert!(r["result"].as_str().unwrap().contains("success"), "{r}");
+
+    // A task's lifecycle, its checkpoints written by the hub routes.
+    let r = ok(
+        a,
+        "/v1/tasks",
+        json!({"name": "Login rewrite", "goal": "OAuth login with refresh tokens", "user_id": "alice", "metadata": {"ticket": "AUTH-7"}}),
+    );
+    let tid = r["task_id"].as_i64().unwrap();
+    assert_eq!(r["task"]["status"], "planning", "{r}");
+    let r = ok(
+        a,
+        "/v1/tasks/update",
+        json!({"task_id": tid, "status": "in_progress"}),
+    );
+    assert_eq!(r["task"]["status"], "in_progress", "{r}");
+    assert_eq!(r["task"]["metadata"]["ticket"], "AUTH-7", "{r}");
+    let r = ok(
+        a,
+        "/v1/handoff",
+        json!({
+            "summary": "OAuth flow half done", "completed": ["token endpoint"], "next_steps": ["refresh rotation"],
+            "user_id": "alice", "task_id": tid,
+            "must_not_redo": [{"action": "switch to implicit flow", "reason": "deprecated, leaks tokens"}],
+            "must_preserve": ["the /callback URL"],
+            "working_set": {"files": ["src/auth.rs"], "tools": ["cargo test"]},
+        }),
+    );
+    assert_eq!(r["task_id"], tid, "{r}");
+    assert_eq!(r["checkpoint_version"], 1, "{r}");
+    let r = ok(
+        a,
+        "/v1/failure",
+        json!({"error": "refresh token reused", "component": "auth", "severity": "critical", "user_id": "alice", "task_id": tid}),
+    );
+    assert_eq!(r["checkpoint_version"], 2, "{r}");
+    let r = ok(
+        a,
+        "/v1/progress",
+        json!({"feature": "login", "status": "in_progress", "completion": 60, "user_id": "alice", "task_id": tid}),
+    );
+    assert_eq!(r["checkpoint_version"], 3, "{r}");
+    let r = ok(a, "/v1/tasks/get", json!({"task_id": tid}));
+    assert_eq!(r["name"], "Login rewrite", "{r}");
+    assert_eq!(
+        (
+            r["handoffs"].as_array().unwrap().len(),
+            r["failures"].as_array().unwrap().len(),
+            r["progress"].as_array().unwrap().len()
+        ),
+        (1, 1, 1),
+        "{r}"
+    );
+    assert_eq!(r["latest_checkpoint"]["version"], 3, "{r}");
+    let r = ok(
+        a,
+        "/v1/tasks/list",
+        json!({"user_id": "alice", "status": "in_progress"}),
+    );
+    assert_eq!(r["tasks"][0]["task_id"], tid, "{r}");
+    let r = ok(
+        a,
+        "/v1/tasks/list",
+        json!({"user_id": "alice", "status": "done"}),
+    );
+    assert_eq!(r["count"], 0, "{r}");
+    let s = ok(a, "/v1/stats", json!({"user_id": "alice"}));
+    assert_eq!(
+        s["engineering"]["failures"]["by_severity"]["critical"], 1,
+        "{s}"
+    );
+    let r = ok(a, "/v1/consolidate", json!({"user_id": "alice"}));
+    assert!(
+        r["result"].as_str().unwrap().starts_with("Consolidated"),
+        "{r}"
+    );
+
+    // Refused bodies are 400 naming the field, and write nothing.
+    let before = total(a);
+    let (st, v) = raw(a, "POST", "/v1/store", "{not json", "");
+    assert_eq!(
+        (st, &v["ok"], &v["field"]),
+        (400, &json!(false), &json!("body")),
+        "{v}"
+    );
+    let (st, v) = raw(a, "POST", "/v1/store", "[1, 2]", "");
+    assert_eq!((st, &v["field"]), (400, &json!("body")), "{v}");
+    let (st, v) = post(a, "/v1/store", json!({"content": "no importance"}));
+    assert_eq!((st, &v["field"]), (400, &json!("importance")), "{v}");
+    let (st, v) = post(
+        a,
+        "/v1/store",
+        json!({"content": "x", "importance": 0.5, "colour": "red"}),
+    );
+    assert_eq!((st, &v["field"]), (400, &json!("colour")), "{v}");
+    let (st, v) = post(
+        a,
+        "/v1/store",
+        json!({"content": "x", "importance": 0.5, "metadata": {"task_id": 999999}}),
+    );
+    assert_eq!((st, &v["field"]), (400, &json!("metadata.task_id")), "{v}");
+    let (st, v) = post(a, "/v1/tasks/get", json!({"task_id": mid}));
+    assert_eq!(
+        (st, &v["field"]),
+        (400, &json!("task_id")),
+        "a memory that is not a task: {v}"
+    );
+    let (st, v) = post(
+        a,
+        "/v1/tasks/update",
+        json!({"task_id": tid, "status": "someday"}),
+    );
+    assert_eq!((st, &v["field"]), (400, &json!("status")), "{v}");
+    let (st, v) = post(a, "/v1/handoff", json!({"summary": "s", "task_id": 999999}));
+    assert_eq!((st, &v["field"]), (400, &json!("task_id")), "{v}");
+    let (st, v) = post(
+        a,
+        "/v1/handoff",
+        json!({"summary": "s", "must_not_redo": [{"reason": "no action"}]}),
+    );
+    assert_eq!(st, 400, "{v}");
+    assert_eq!(total(a), before, "refused requests wrote nothing");
+    let r = ok(a, "/v1/tasks/get", json!({"task_id": tid}));
+    assert_eq!(
+        r["status"], "in_progress",
+        "the refused update left the task as it was"
+    );
+    drop(srv);
+
+    // The checkpoint tools over stdio, on the same store: each restore mode.
+    let mut mcp = Mcp::start(&home, &["--tools", "compat-a"], "seed-a-test");
+    let names: Vec<String> = mcp.request("tools/list", json!({}))["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    for t in [
+        "create_task",
+        "update_task",
+        "get_task",
+        "list_tasks",
+        "session_outcome",
+        "restore_checkpoint",
+        "list_checkpoints",
+    ] {
+        assert!(
+            names.iter().any(|n| n == t),
+            "compat-a lacks {t}: {names:?}"
+        );
+    }
+    // A memory joins the task through its metadata.
+    let low = mcp.call("store_memory", json!({"content": "The staging OAuth client id rotates monthly", "importance": 0.3, "user_id": "alice", "metadata": {"task_id": tid}}));
+    let low_id = low["structuredContent"]["memory_id"].as_i64().unwrap();
+    let restore = |mcp: &mut Mcp, args: Value| -> Value {
+        let r = mcp.call("restore_checkpoint", args);
+        assert_ne!(r["isError"], true, "{r}");
+        r["structuredContent"].clone()
+    };
+    let full = restore(
+        &mut mcp,
+        json!({"task_id": tid, "memory_restore_mode": "FULL"}),
+    );
+    assert_eq!(full["checkpoint_version"], 3, "{full}");
+    let st = &full["state"];
+    assert_eq!(st["goal"], "OAuth login with refresh tokens", "{full}");
+    assert_eq!(
+        st["must_not_redo"],
+        json!([{"action": "switch to implicit flow", "reason": "deprecated, leaks tokens"}])
+    );
+    assert_eq!(st["must_preserve"], json!(["the /callback URL"]));
+    assert_eq!(
+        st["working_set"],
+        json!({"files": ["src/auth.rs"], "tools": ["cargo test"]})
+    );
+    assert_eq!(st["next_steps"], json!(["refresh rotation"]));
+    let ids = |v: &Value| -> Vec<i64> {
+        v["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_i64().unwrap())
+            .collect()
+    };
+    // The attached memory came after checkpoint 3, so no restore of 3 brings it back…
+    assert_eq!(ids(&full).len(), 3, "{full}");
+    // …but it is the task's, and the latest state has it once a new checkpoint is written.
+    let got = mcp.call("get_task", json!({"task_id": tid}));
+    assert_eq!(
+        got["structuredContent"]["memories"][0]["id"], low_id,
+        "{got}"
+    );
+    mcp.call("track_progress", json!({"feature": "login", "status": "review", "completion": 90, "user_id": "alice", "task_id": tid}));
+    let full = restore(
+        &mut mcp,
+        json!({"task_id": tid, "memory_restore_mode": "full"}),
+    );
+    assert!(
+        ids(&full).contains(&low_id),
+        "FULL brings every task memory: {full}"
+    );
+    let selective = restore(&mut mcp, json!({"task_id": tid}));
+    assert_eq!(selective["memory_restore_mode"], "SELECTIVE");
+    assert!(
+        !ids(&selective).contains(&low_id),
+        "SELECTIVE leaves out importance 0.3: {selective}"
+    );
+    assert_eq!(ids(&selective).len(), 4, "{selective}");
+    assert_eq!(
+        selective["state"]["must_preserve"],
+        json!(["the /callback URL"])
+    );
+    let none = restore(
+        &mut mcp,
+        json!({"task_id": tid, "memory_restore_mode": "NONE"}),
+    );
+    assert!(ids(&none).is_empty(), "{none}");
+    assert_eq!(
+        none["state"]["working_set"]["files"],
+        json!(["src/auth.rs"])
+    );
+    // An older version, and the task found without its id.
+    let v1 = restore(
+        &mut mcp,
+        json!({"task_id": tid, "version": 1, "memory_restore_mode": "FULL"}),
+    );
+    assert_eq!(
+        (v1["checkpoint_version"].clone(), ids(&v1).len()),
+        (json!(1), 1),
+        "{v1}"
+    );
+    let current = restore(&mut mcp, json!({"user_id": "alice"}));
+    assert_eq!(current["task_id"], tid, "{current}");
+    let cps = mcp.call("list_checkpoints", json!({"task_id": tid, "limit": 2}));
+    let cps = &cps["structuredContent"]["checkpoints"];
+    assert_eq!(
+        (
+            cps[0]["version"].clone(),
+            cps[0]["reason"].clone(),
+            cps[1]["reason"].clone()
+        ),
+        (json!(4), json!("PROGRESS"), json!("PROGRESS")),
+        "{cps}"
+    );
+    let bad = mcp.call(
+        "restore_checkpoint",
+        json!({"task_id": tid, "memory_restore_mode": "MOST"}),
+    );
+    assert_eq!(bad["isError"], true);
+    assert!(
+        bad["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("memory_restore_mode"),
+        "{bad}"
+    );
+    let bad = mcp.call("restore_checkpoint", json!({"task_id": tid, "version": 99}));
+    assert!(
+        bad["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("version"),
+        "{bad}"
+    );
+    mcp.finish();
+}
+
+#[test]
+fn seed_as_rest_api_requires_the_token_when_one_is_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = serve(dir.path(), Some("a-secret-token"));
+    let a = srv.addr.as_str();
+    for (method, path) in [
+        ("GET", "/health"),
+        ("GET", "/v1/tools"),
+        ("POST", "/v1/store"),
+    ] {
+        let (st, _) = raw(
+            a,
+            method,
+            path,
+            r#"{"content": "x", "importance": 0.5}"#,
+            "",
+        );
+        assert_eq!(st, 401, "{method} {path} without the token");
+        let (st, _) = raw(
+            a,
+            method,
+            path,
+            r#"{"content": "x", "importance": 0.5}"#,
+            "Authorization: Bearer wrong\r\n",
+        );
+        assert_eq!(st, 401, "{method} {path} with a wrong token");
+    }
+    let auth = "Authorization: Bearer a-secret-token\r\n";
+    let (st, v) = raw(a, "POST", "/v1/stats", "{}", auth);
+    assert_eq!(
+        (st, v["total"].clone()),
+        (200, json!(0)),
+        "nothing was written without the token: {v}"
+    );
+    let (st, v) = raw(
+        a,
+        "POST",
+        "/v1/store",
+        r#"{"content": "with the token", "importance": 0.5}"#,
+        auth,
+    );
+    assert_eq!(st, 200, "{v}");
+}
