@@ -166,7 +166,12 @@ pub fn decide(
     }
     // The same subject's same slot set to another value ("My editor is Vim" → "My editor
     // is Helix"): an update no cue announced.
-    if subject::same_slot_new_value(&ro, &rn) && !contradiction::numbers_differ(existing, incoming)
+    // Identifiers outside the values must agree: "Release v1.4.2's …" is another release.
+    if subject::same_slot_new_value(&ro, &rn)
+        && !contradiction::numbers_differ(
+            &subject::without_value(existing, &ro),
+            &subject::without_value(incoming, &rn),
+        )
     {
         return Decision::Supersede {
             conflict: Conflict {

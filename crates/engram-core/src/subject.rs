@@ -33,6 +33,10 @@ pub struct Reading {
     pub slot: Option<String>,
     /// Lower-cased words of the value ("slack", "10s", "yes", "no").
     pub value: Option<String>,
+    /// The value is what the slot *is* ("X is Y", "X: Y", 〜は〜です, 〜是〜), not the
+    /// object of another verb: only then may two texts with no subject read compare slots.
+    #[serde(skip)]
+    pub definite: bool,
 }
 
 impl Reading {
@@ -74,14 +78,27 @@ pub fn differ(a: &Reading, b: &Reading) -> Option<String> {
 /// values: an update. Every part must be read; subjects must agree (both generic, or the
 /// same name) and the values must share no word (a value that grows is a detail).
 pub fn same_slot_new_value(a: &Reading, b: &Reading) -> bool {
-    let (Some(sa), Some(sb)) = (&a.subject, &b.subject) else {
-        return false;
+    let subject_agrees = match (&a.subject, &b.subject) {
+        (Some(sa), Some(sb)) => sa.specific == sb.specific && same_name(&sa.name, &sb.name),
+        // "The ORM is Drizzle" / "The ORM is Prisma": the room's own subject.
+        (None, None) => a.definite && b.definite,
+        _ => false,
     };
     let (Some(la), Some(lb), Some(va), Some(vb)) = (&a.slot, &b.slot, &a.value, &b.value) else {
         return false;
     };
-    let subject_agrees = sa.specific == sb.specific && same_name(&sa.name, &sb.name);
-    subject_agrees && same_words(la, lb) && shares_no_word(va, vb)
+    let short = |v: &str| v.split_whitespace().count() <= 3;
+    subject_agrees && same_words(la, lb) && shares_no_word(va, vb) && short(va) && short(vb)
+}
+
+/// `text` without its value's words, for checks that must not see the value itself
+/// ("本番のNode.jsはv18" and "…はv22" name no other thing than each other).
+pub fn without_value(text: &str, r: &Reading) -> String {
+    let lower = text.to_lowercase();
+    match &r.value {
+        Some(v) => lower.replacen(v.trim_start_matches("not "), " ", 1),
+        None => lower,
+    }
 }
 
 /// Whether the two readings are complete and say the same thing (a repeat).
@@ -341,6 +358,7 @@ fn read_english(s: &str) -> Reading {
                 subject: None,
                 slot: Some(slot),
                 value: value_of(rest),
+                definite: true,
             };
         }
     }
@@ -385,17 +403,28 @@ fn named_subject(np: &[W], holder: bool) -> Option<Subject> {
     if np.iter().all(|w| is_generic_project(&w.low)) {
         return Some(generic("project"));
     }
+    // "Don't use an ORM", "Never force-push", "Please run …": an imperative has no subject.
+    if np.iter().any(|w| {
+        crate::text::is_stopword(&w.low)
+            || w.low.ends_with("n't")
+            || VERBS.contains(&w.low.as_str())
+            || matches!(
+                w.low.as_str(),
+                "please" | "never" | "always" | "it" | "they" | "he" | "she" | "you"
+            )
+    }) {
+        return None;
+    }
     if np.len() > 4 {
         return None;
     }
-    // "Build 2026.11.4", "ticket 42", "OPS-4101": a name by shape. A bare version or hash
-    // ("v1.4.2 is the current release") fills a role unless a holder verb follows.
-    let named_id = np.windows(2).any(|p| {
-        crate::identifiers::is_naming_noun(&p[0].low)
-            && p[1]
-                .low
-                .starts_with(|c: char| c.is_ascii_digit() || c == 'v')
-    }) || np.iter().any(|w| is_ticket(&w.low));
+    // "Build 2026.11.4", "OPS-4101": a name by shape. A plain number after the noun is
+    // not ("Node 20 is the runtime" → "Node 22 is now": the runtime changed), nor is a
+    // bare version or hash ("v1.4.2 is the current release") unless a holder verb follows.
+    let named_id = np
+        .windows(2)
+        .any(|p| crate::identifiers::is_naming_noun(&p[0].low) && is_identifier(p[1]))
+        || np.iter().any(|w| is_ticket(&w.low));
     if named_id || (holder && np.iter().any(|w| is_identifier(w))) {
         return Some(specific(&np));
     }
@@ -478,6 +507,11 @@ fn statement(ws: &[W]) -> Reading {
         }
     }
     read_predicate(&mut r, rest);
+    if r.subject.is_none()
+        && let Some(role) = role_filled(np, rest)
+    {
+        return role;
+    }
     r
 }
 
@@ -531,6 +565,18 @@ fn read_predicate(r: &mut Reading, rest: &[W]) {
     }
     if matches!(verb, "is" | "are" | "was" | "were") {
         r.value = value_of(&body).map(|v| if negated { format!("not {v}") } else { v });
+        r.definite = !negated;
+        // "The timeout is 10s for uploads": the qualifier narrows the slot, so "30s for
+        // downloads" sets another one.
+        let q = body
+            .iter()
+            .position(|w| QUALIFIERS.contains(&w.low.as_str()));
+        if let Some(q) = q {
+            match (&r.slot, body.len() - q <= 4) {
+                (Some(slot), true) => r.slot = Some(format!("{slot} {}", join(&body[q..]))),
+                _ => r.definite = false,
+            }
+        }
         return;
     }
     if matches!(
@@ -552,6 +598,47 @@ fn read_predicate(r: &mut Reading, rest: &[W]) {
             r.slot = slot_of(&body[cut + 1..]);
         }
     }
+}
+
+/// Prepositions that qualify a slot ("timeout for uploads", "runtime in staging").
+const QUALIFIERS: &[&str] = &[
+    "for", "in", "on", "at", "during", "when", "until", "since", "except", "with", "from", "after",
+    "before", "under", "of",
+];
+
+/// "PostgreSQL is the primary database", "Marcus Webb is the on-call lead": a name
+/// filling a role. The role is the slot and the name its value, as in "The primary
+/// database is PostgreSQL". Only a phrase capitalised as a name is read so ("Sprint
+/// planning is the first Monday" is not a role filled).
+fn role_filled(np: &[W], rest: &[W]) -> Option<Reading> {
+    let negated = rest
+        .iter()
+        .skip(1)
+        .take(2)
+        .any(|w| matches!(w.low.as_str(), "not" | "no"));
+    if !matches!(rest[0].low.as_str(), "is" | "was") || negated || np.len() > 3 {
+        return None;
+    }
+    let body: Vec<W> = rest
+        .iter()
+        .skip(1)
+        .filter(|w| !matches!(w.low.as_str(), "now" | "still" | "also"))
+        .cloned()
+        .collect();
+    let name_like = (0..np.len()).any(|i| looks_proper(&np[i], i == 0));
+    if !name_like || body.first().is_none_or(|w| w.low != "the") {
+        return None;
+    }
+    let end = body
+        .iter()
+        .position(|w| w.comma)
+        .map_or(body.len(), |c| c + 1);
+    Some(Reading {
+        subject: None,
+        slot: Some(slot_of(&body[..end])?),
+        value: Some(join(np)),
+        definite: true,
+    })
 }
 
 /// A short value phrase: up to four words, stopping at a comma or a linking word.
@@ -641,6 +728,11 @@ mod tests {
         assert!(bad.is_empty(), "{}", bad.join("\n"));
         // "Redis is the session store": Redis is a value here, not who holds one.
         assert_eq!(read("Redis is the session store.").subject, None);
+        // An imperative has no subject.
+        assert_eq!(
+            read("Don't use an ORM in the billing service.").subject,
+            None
+        );
         // Nothing to read.
         assert_eq!(read("Deploy after lunch").describe(), None);
     }
@@ -687,6 +779,8 @@ mod tests {
             .is_some()
         );
         assert!(d("Build 2026.11.4 is green.", "Build 2026.11.5 is red.").is_some());
+        // A plain number after a noun is a value: the runtime changed, not the subject.
+        assert!(d("Node 20 is the runtime.", "Node 22 is now the runtime.").is_none());
         assert!(
             d(
                 "ベルリン支社のチャットツールはSlack",
@@ -722,6 +816,31 @@ mod tests {
         assert!(!upd("Alice's editor is Vim.", "Bob's editor is Helix."));
         assert!(!upd("My editor is Vim.", "My shell is fish."));
         assert!(!upd("My editor is Vim.", "My editor is Vim with plugins."));
+        assert!(!upd(
+            "The timeout is 10s for uploads.",
+            "The timeout is 30s for downloads."
+        ));
+        assert!(upd(
+            "PostgreSQL is the primary database.",
+            "SQLite is now the primary database."
+        ));
+        assert!(upd(
+            "The primary database is PostgreSQL.",
+            "SQLite is now the primary database."
+        ));
+        assert!(!upd(
+            "GitHub Actions is the CI for the app.",
+            "CircleCI is the CI for the docs."
+        ));
+        // No subject read: only "X is Y" statements compare their slots.
+        assert!(upd("The ORM is Drizzle.", "The ORM is Prisma."));
+        assert!(upd("本番のNode.jsはv18。", "本番のNode.jsはv22。"));
+        assert!(upd("测试框架是Jest", "测试框架是Vitest"));
+        assert!(!upd(
+            "テストはjestで実行している。",
+            "テストはCIで実行している。"
+        ));
+        assert!(!upd("The ORM is Drizzle.", "The ORM is not Drizzle."));
         assert!(same_statement(
             &read("Alice's editor is Vim."),
             &read("Alice's favourite editor is vim!")

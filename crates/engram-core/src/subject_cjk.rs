@@ -21,10 +21,11 @@ fn japanese(s: &str) -> Option<Reading> {
     let p = topic_marker(s)?;
     let (topic, rest) = (&s[..p], &s[p + 3..]);
     let mut r = split_owner(topic, 'の');
-    let value = rest
-        .split(['を', 'で', '、', ','])
-        .next()
-        .unwrap_or("")
+    let head = rest.split(['を', 'で', '、', ',']).next().unwrap_or("");
+    // 〜は〜(です): the value is what the topic is; 〜は〜を使う: the object of a verb.
+    r.definite = head.len() == rest.trim_end_matches(['。', '.']).len()
+        || rest[head.len()..].starts_with("です");
+    let value = head
         .trim_end_matches("です")
         .trim_end_matches("でした")
         .trim_end_matches("である")
@@ -64,6 +65,7 @@ fn chinese(s: &str) -> Option<Reading> {
         .trim()
         .to_string();
     r.value = short(&value).map(|v| if negated { format!("not {v}") } else { v });
+    r.definite = verb == "是" && !negated;
     Some(r)
 }
 
