@@ -72,7 +72,12 @@ fn chinese(s: &str) -> Option<Reading> {
 /// 〈owner〉の〈slot〉 or 〈owner〉的〈slot〉: the owner is the subject; without a particle
 /// the phrase is the slot, unless it is a pronoun, a Latin name or an identifier.
 fn split_owner(topic: &str, particle: char) -> Reading {
-    let topic = topic.trim();
+    // "4月から、モバイルチームのリーダー": what comes before a comma frames the statement.
+    let topic = topic
+        .rsplit(['、', '，', ','])
+        .next()
+        .unwrap_or(topic)
+        .trim();
     let mut r = Reading::default();
     match topic.rfind(particle) {
         Some(k) if k > 0 => {
