@@ -352,6 +352,51 @@ mod tests {
         }
     }
 
+    /// Two named subjects stay two memories however close the measures and whatever the
+    /// cue; the same subject's slot set anew is an update.
+    #[test]
+    fn subjects_decide_before_cues_and_cosines() {
+        let b = Bands::default();
+        let near = Similarity {
+            lexical: 0.9,
+            contained: 1.0,
+            cosine: Some(1.9),
+        };
+        for (old, new) in [
+            ("Alice prefers tabs.", "Bob prefers spaces."),
+            (
+                "OPS-4102: the export job is paused.",
+                "OPS-4101: the export job is no longer paused.",
+            ),
+            (
+                "The Berlin office uses Slack as its chat tool.",
+                "The Tokyo office uses Teams as its chat tool.",
+            ),
+            (
+                "Alice is on call this week.",
+                "Bob is not on call this week.",
+            ),
+            ("柏林办公室的聊天工具是Slack", "东京办公室的聊天工具是Teams"),
+        ] {
+            assert_eq!(decide(old, new, near, &b, true), Decision::Related, "{new}");
+            let why = why(&Decision::Related, 1, old, new, near);
+            assert!(why.contains(" ≠ "), "{why}");
+        }
+        match decide(
+            "My editor is Vim.",
+            "My editor is Helix.",
+            sim(0.4, None),
+            &b,
+            true,
+        ) {
+            Decision::Supersede { conflict } => {
+                assert_eq!(conflict.kind, ConflictKind::SlotChange);
+                assert_eq!(conflict.cue, "vim → helix");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn calibrated_scale_has_three_anchor_points() {
         let cal = Calibration {
