@@ -626,16 +626,31 @@ fn role_filled(np: &[W], rest: &[W]) -> Option<Reading> {
         .cloned()
         .collect();
     let name_like = (0..np.len()).any(|i| looks_proper(&np[i], i == 0));
-    if !name_like || body.first().is_none_or(|w| w.low != "the") {
+    let first = body.first()?;
+    // "X is my editor" names a value whatever its case; "X is the Y" only when X is
+    // written as a name.
+    let owned = matches!(first.low.as_str(), "my" | "our") || first.poss;
+    if !(name_like || owned) || np.iter().any(|w| crate::text::is_stopword(&w.low)) {
         return None;
     }
     let end = body
         .iter()
         .position(|w| w.comma)
         .map_or(body.len(), |c| c + 1);
+    // "Vim is my editor", "Helix is Alice's editor": the owner is the subject.
+    let (subject, from) = match first.low.as_str() {
+        "the" => (None, 0),
+        "my" => (Some(generic("user")), 1),
+        "our" => (Some(generic("project")), 1),
+        _ if first.poss => (named_subject(&body[..1], true), 1),
+        _ => return None,
+    };
+    if from == 1 && subject.is_none() {
+        return None;
+    }
     Some(Reading {
-        subject: None,
-        slot: Some(slot_of(&body[..end])?),
+        subject,
+        slot: Some(slot_of(&body[from..end.max(from)])?),
         value: Some(join(np)),
         definite: true,
     })

@@ -175,6 +175,13 @@ fn slot_updates_and_repeats() {
         "テストはCIで実行している。"
     ));
     assert!(!upd("The ORM is Drizzle.", "The ORM is not Drizzle."));
+    assert!(upd("Vim is my editor.", "Helix is now my editor."));
+    assert!(upd("My editor is Vim.", "Helix is my editor."));
+    assert!(!upd("Vim is Alice's editor.", "Helix is Bob's editor."));
+    assert!(same_statement(
+        &read("My editor is Vim."),
+        &read("Vim is my editor.")
+    ));
     assert!(same_statement(
         &read("Alice's editor is Vim."),
         &read("Alice's favourite editor is vim!")
