@@ -28,6 +28,9 @@ pub enum ConflictKind {
     PreferenceFlip,
     /// The same statement with another number ("retries: 5" → "retries: 3").
     ValueChange,
+    /// The same subject's same slot read with another value ([`crate::subject`]):
+    /// "My editor is Vim" → "My editor is Helix".
+    SlotChange,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -246,7 +249,7 @@ struct Choice {
 impl Analysis {
     fn of(text: &str) -> Analysis {
         // Code spans are names, not language: `make migrate` is no migration.
-        let raw = mask_code(&text.to_lowercase().replace(['’', '‘'], "'"));
+        let raw = join_thousands(&mask_code(&text.to_lowercase().replace(['’', '‘'], "'")));
         let toks = tokens(&raw);
         let content: Vec<String> = toks
             .iter()
@@ -397,6 +400,26 @@ fn preference_flip(o: &Analysis, n: &Analysis) -> Option<Conflict> {
         cue: cue(),
         named: false,
     })
+}
+
+/// "1,250" → "1250": a thousands separator is part of the number, not a clause break
+/// (else `1,250 → 1,520` reads as `250 → 520`). A comma joins only between a digit and
+/// exactly three digits that end the group ("1, 2 and 3" stays a list).
+fn join_thousands(s: &str) -> String {
+    let cs: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in cs.iter().enumerate() {
+        let grouped = c == ','
+            && i > 0
+            && cs[i - 1].is_ascii_digit()
+            && cs.len() > i + 3
+            && cs[i + 1..=i + 3].iter().all(char::is_ascii_digit)
+            && cs.get(i + 4).is_none_or(|n| !n.is_ascii_digit());
+        if !grouped {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Replaces each `code span` with one neutral word.

@@ -64,6 +64,11 @@ const NAMING_NOUNS: &[&str] = &[
     "squad",
 ];
 
+/// Whether `w` (lower-cased, singular or plural) is a noun that makes a number after it a name.
+pub fn is_naming_noun(w: &str) -> bool {
+    NAMING_NOUNS.contains(&w.trim_end_matches('s'))
+}
+
 /// The identifiers in a text, lower-cased: every token holding a digit that is not a plain
 /// quantity, and plain numbers named by the noun before them. CJK text counts its ASCII
 /// runs the same way.

@@ -27,6 +27,8 @@ pub mod redact;
 pub mod resolve;
 pub mod room;
 pub mod scoring;
+pub mod subject;
+mod subject_cjk;
 pub mod task;
 pub mod text;
 pub mod time;

@@ -14,7 +14,7 @@
 
 use crate::contradiction::{self, Conflict};
 use crate::embed::Calibration;
-use crate::text;
+use crate::{subject, text};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -140,6 +140,16 @@ pub fn decide(
     };
     let related =
         sim.lexical >= lex_related || cos >= bands.cosine_related || sim.contained >= CONTAINED;
+    // Two named subjects (Alice / Bob, the Berlin / the Tokyo office, OPS-4101 / OPS-4102)
+    // are two things: no cue or cosine folds or retires one for the other.
+    let (ro, rn) = (subject::read(existing), subject::read(incoming));
+    if subject::differ(&ro, &rn).is_some() {
+        return if related {
+            Decision::Related
+        } else {
+            Decision::Unrelated
+        };
+    }
     if !related {
         // A change that names what it left ("replaced Jenkins with …", "webpackはやめた")
         // needs no more overlap than that name: it is the link.
@@ -153,6 +163,27 @@ pub fn decide(
     }
     if let Some(conflict) = contradiction::detect(existing, incoming) {
         return Decision::Supersede { conflict };
+    }
+    // The same subject's same slot set to another value ("My editor is Vim" → "My editor
+    // is Helix"): an update no cue announced.
+    // Identifiers outside the values must agree: "Release v1.4.2's …" is another release.
+    if subject::same_slot_new_value(&ro, &rn)
+        && !contradiction::numbers_differ(
+            &subject::without_value(existing, &ro),
+            &subject::without_value(incoming, &rn),
+        )
+    {
+        return Decision::Supersede {
+            conflict: Conflict {
+                kind: contradiction::ConflictKind::SlotChange,
+                cue: format!(
+                    "{} → {}",
+                    ro.value.as_deref().unwrap_or("?"),
+                    rn.value.as_deref().unwrap_or("?")
+                ),
+                named: false,
+            },
+        };
     }
     if !same_kind {
         return Decision::Related;
@@ -181,7 +212,7 @@ pub fn decide(
             None => Decision::Reinforce,
         };
     }
-    if close {
+    if close || (!distinct && subject::same_statement(&ro, &rn)) {
         // The same thing said differently.
         return Decision::Reinforce;
     }
@@ -203,6 +234,16 @@ pub fn why(d: &Decision, id: i64, existing: &str, incoming: &str, sim: Similarit
             sim.contained * 100.0
         ),
     };
+    let (ro, rn) = (subject::read(existing), subject::read(incoming));
+    let read = match (ro.describe(), rn.describe()) {
+        (None, None) => String::new(),
+        (o, n) => format!(
+            "; read #{id} as {}, the new text as {}",
+            o.as_deref().unwrap_or("? · ? · ?"),
+            n.as_deref().unwrap_or("? · ? · ?")
+        ),
+    };
+    let measures = format!("{measures}{read}");
     match d {
         Decision::Supersede { conflict } => {
             format!(
@@ -216,6 +257,9 @@ pub fn why(d: &Decision, id: i64, existing: &str, incoming: &str, sim: Similarit
             match crate::identifiers::differ(existing, incoming) {
                 Some(ids) => format!(
                     "about another thing than #{id}: its identifiers differ ({ids}) and no change cue says the value changed; {measures}"
+                ),
+                None if let Some(names) = subject::differ(&ro, &rn) => format!(
+                    "about another subject than #{id} ({names}): neither replaced nor folded in; {measures}"
                 ),
                 None if matches!(d, Decision::Related) => format!(
                     "related to #{id} but neither a repeat, an addition nor a recognised change; offered to judge; {measures}"
@@ -305,6 +349,51 @@ mod tests {
             lexical,
             contained: 1.0,
             cosine: None,
+        }
+    }
+
+    /// Two named subjects stay two memories however close the measures and whatever the
+    /// cue; the same subject's slot set anew is an update.
+    #[test]
+    fn subjects_decide_before_cues_and_cosines() {
+        let b = Bands::default();
+        let near = Similarity {
+            lexical: 0.9,
+            contained: 1.0,
+            cosine: Some(1.9),
+        };
+        for (old, new) in [
+            ("Alice prefers tabs.", "Bob prefers spaces."),
+            (
+                "OPS-4102: the export job is paused.",
+                "OPS-4101: the export job is no longer paused.",
+            ),
+            (
+                "The Berlin office uses Slack as its chat tool.",
+                "The Tokyo office uses Teams as its chat tool.",
+            ),
+            (
+                "Alice is on call this week.",
+                "Bob is not on call this week.",
+            ),
+            ("柏林办公室的聊天工具是Slack", "东京办公室的聊天工具是Teams"),
+        ] {
+            assert_eq!(decide(old, new, near, &b, true), Decision::Related, "{new}");
+            let why = why(&Decision::Related, 1, old, new, near);
+            assert!(why.contains(" ≠ "), "{why}");
+        }
+        match decide(
+            "My editor is Vim.",
+            "My editor is Helix.",
+            sim(0.4, None),
+            &b,
+            true,
+        ) {
+            Decision::Supersede { conflict } => {
+                assert_eq!(conflict.kind, ConflictKind::SlotChange);
+                assert_eq!(conflict.cue, "vim → helix");
+            }
+            other => panic!("{other:?}"),
         }
     }
 

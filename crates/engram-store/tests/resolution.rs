@@ -158,6 +158,102 @@ fn resolution_can_be_turned_off_per_write() {
     assert_eq!(f.tier(a.id), Tier::Active);
 }
 
+/// Near-identical pairs about two different subjects (people, offices, projects, builds,
+/// tickets): neither is superseded, merged or reinforced into the other, whatever cue the
+/// new one carries, and the write says what it read.
+#[test]
+fn different_subjects_are_never_one_thing_changing() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "Alice prefers tabs for indentation.",
+            "Bob prefers spaces for indentation.",
+        ),
+        (
+            "Alice likes dark mode in the terminal.",
+            "Bob doesn't like dark mode in the terminal.",
+        ),
+        (
+            "OPS-4102: the nightly export job is paused while the bucket migrates.",
+            "OPS-4101: the nightly export job is no longer paused while the bucket migrates.",
+        ),
+        (
+            "OPS-4102 the staging deploy waits for manual approval.",
+            "OPS-4101 the staging deploy no longer waits for manual approval.",
+        ),
+        (
+            "The Berlin office uses Slack as its chat tool.",
+            "The Tokyo office uses Microsoft Teams as its chat tool.",
+        ),
+        (
+            "Build 2026.11.4 is signed with the staging key.",
+            "Build 2026.11.5 is no longer signed with the staging key.",
+        ),
+        (
+            "Project Falcon uses PostgreSQL for its database.",
+            "Project Osprey uses MySQL for its database.",
+        ),
+        (
+            "Project Falcon deploys to Kubernetes.",
+            "Project Osprey switched from Kubernetes to Nomad.",
+        ),
+        (
+            "Alice is on call this week for the payments service.",
+            "Bob is not on call this week for the payments service.",
+        ),
+        ("アリスのエディタはVimです。", "ボブのエディタはEmacsです。"),
+        (
+            "ベルリン支社のチャットツールはSlackです。",
+            "東京支社のチャットツールはTeamsです。",
+        ),
+        (
+            "柏林办公室的聊天工具是Slack。",
+            "东京办公室的聊天工具是Teams。",
+        ),
+    ];
+    for (old, new) in cases {
+        let mut f = Fixture::new();
+        let o = f.put(old);
+        let n = f.put(new);
+        assert_eq!(
+            n.action,
+            RememberAction::Created,
+            "{old:?} → {new:?}: {n:?}"
+        );
+        assert_ne!(n.id, o.id);
+        assert_eq!(f.tier(o.id), Tier::Active, "{old:?} → {new:?}");
+        let why = n.why.clone().unwrap_or_default();
+        assert!(
+            why.contains("about another subject") || why.contains("its identifiers differ"),
+            "{new:?}: {why}"
+        );
+        // `explain` shows the same reading on the new memory's create event.
+        let d = f.store.show(&IdRef::Id(n.id)).unwrap();
+        assert!(
+            d.recent_events
+                .iter()
+                .any(|e| e.detail.as_deref().is_some_and(|x| x.contains(" ≠ "))),
+            "{new:?}: {:?}",
+            d.recent_events
+        );
+    }
+    // The same subject changing is still an update, and a thousands separator is part of
+    // its number: 1,250 → 1,520, not 250 → 520.
+    let mut f = Fixture::new();
+    let o = f.put("The monthly hosting bill is 1,250 EUR.");
+    let n = f.put("The monthly hosting bill is 1,520 EUR.");
+    assert_eq!(n.action, RememberAction::Superseded, "{n:?}");
+    assert_eq!(n.conflict.unwrap().cue, "1250 → 1520");
+    assert_eq!(f.tier(o.id), Tier::Superseded);
+    let o = f.put("Alice's preferred editor is Vim.");
+    let n = f.put("Alice's preferred editor is Helix.");
+    assert_eq!(n.action, RememberAction::Superseded, "{n:?}");
+    assert_eq!(n.touched, vec![o.id]);
+    assert!(
+        n.why.unwrap().contains("alice · editor · helix"),
+        "the write says what it read"
+    );
+}
+
 /// Each contradiction cue, through the store, in three languages.
 #[test]
 fn contradictions_supersede_in_three_languages() {
