@@ -377,6 +377,70 @@ fn from_a_jsonl() {
     assert!(again.created.values().all(|n| *n == 0), "{again:?}");
 }
 
+/// A's `recall_count` and `last_accessed_at` become recall events, so a memory A's users
+/// recalled last week is not archived by the first maintenance as if never used.
+#[test]
+fn a_memories_keep_their_recalls_and_are_not_archived_as_unused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.jsonl");
+    let day: Millis = 86_400_000;
+    let at = |ms: Millis| {
+        engram_core::time::format(ms)
+            .replace('T', " ")
+            .trim_end_matches('Z')
+            .to_string()
+    };
+    let line = |id: u32, content: &str, imp: f64, recalls: u32, created: Millis, last: Millis| {
+        format!(
+            r#"{{"id":{id},"user_id":"default","content":"{content}","importance":{imp},"category":"decision","recall_count":{recalls},"created_at":"{}","last_accessed_at":"{}","metadata":{{}}}}"#,
+            at(created),
+            at(last)
+        )
+    };
+    std::fs::write(
+        &f,
+        [
+            line(
+                1,
+                "We adopt DuckDB for the analytics store",
+                0.9,
+                5,
+                T0 - 40 * day,
+                T0 - 6 * day,
+            ),
+            line(
+                2,
+                "The staging cluster was renamed blue",
+                0.3,
+                0,
+                T0 - 400 * day,
+                T0 - 400 * day,
+            ),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let r = import(&mut store, Source::AJsonl, &f);
+    assert_eq!(r.created_count("memories"), 2, "{r:?}");
+    let ms = all(&store);
+    let used = ms.iter().find(|m| m.content.contains("DuckDB")).unwrap();
+    let unused = ms.iter().find(|m| m.content.contains("staging")).unwrap();
+    let hits = |m: &engram_core::Memory| {
+        export(&store)
+            .iter()
+            .filter(|v| {
+                v["type"] == "event" && v["memory"] == m.uid.as_str() && v["kind"] == "recall_hit"
+            })
+            .count()
+    };
+    assert_eq!((hits(used), hits(unused)), (5, 0));
+    let plan = store.maintain(true).unwrap();
+    let archived: Vec<_> = plan.archived.iter().map(|a| a.id).collect();
+    assert!(!archived.contains(&used.id), "{plan:?}");
+    assert!(archived.contains(&unused.id), "{plan:?}");
+}
+
 /// An endless line (`/dev/zero`, or a file of one huge line) ends with an error naming the
 /// per-line limit, after reading about that limit, for every JSON-lines format.
 #[test]

@@ -648,7 +648,53 @@ fn read_a_jsonl(lines: impl Iterator<Item = Result<String>>, now: Millis) -> Res
             );
         }
         m.metadata = md;
-        batch.memories.push(ImportedMemory::new(m));
+        let recalls = o.get("recall_count").and_then(Value::as_u64).unwrap_or(0);
+        let last = time_of(&o, "last_accessed_at");
+        let events = a_events(&m, recalls, last);
+        let mut im = ImportedMemory::new(m);
+        im.events = Some(events);
+        batch.memories.push(im);
     }
     Ok(batch)
+}
+
+/// At most this many recall events stand for an A memory's `recall_count`.
+const A_RECALL_EVENTS_MAX: u64 = 20;
+
+/// An A memory's history as events: its creation, and its `recall_count` recalls spread
+/// evenly up to `last_accessed_at` (A kept only the count and the last time). Without them
+/// the dynamics saw a memory never used since it was written, and the first maintenance
+/// archived what A's users recalled last week. A's `last_accessed_at` equals its creation
+/// until a recall, so a later one with no count still counts as one recall then.
+fn a_events(
+    m: &engram_core::Memory,
+    recalls: u64,
+    last_accessed: Option<Millis>,
+) -> Vec<crate::files::transfer::EventRow> {
+    use crate::files::transfer::EventRow;
+    let defaults = engram_core::Config::default();
+    let mut events = vec![EventRow {
+        kind: "create".into(),
+        weight: engram_core::dynamics::create_weight(m.importance, &defaults.actr),
+        at: m.created_at,
+        session_id: None,
+        detail: None,
+    }];
+    let last = last_accessed.filter(|&t| t > m.created_at);
+    let n = match last {
+        Some(_) => recalls.clamp(1, A_RECALL_EVENTS_MAX),
+        None => 0,
+    };
+    let Some(last) = last else { return events };
+    let span = last - m.created_at;
+    for i in 1..=n {
+        events.push(EventRow {
+            kind: "recall_hit".into(),
+            weight: defaults.recall_hit_weight,
+            at: m.created_at + span * i as i64 / n as i64,
+            session_id: None,
+            detail: (i == n).then(|| format!("seed A: recall_count {recalls}, last accessed")),
+        });
+    }
+    events
 }
