@@ -503,8 +503,10 @@ pub struct ServeArgs {
     /// `ENGRAM_PORT`, else 7437 (seed C's port, which its plugins call). Anything but
     /// loopback needs ENGRAM_HTTP_TOKEN.
     pub addr: Option<String>,
-    #[arg(long, default_value = "core")]
-    pub tools: String,
+    /// The MCP tool profile at /mcp; default: the `tools` setting, else compat-a when
+    /// seed A's files are in the home (as a bare `engram`), else core.
+    #[arg(long)]
+    pub tools: Option<String>,
     #[arg(long, alias = "project")]
     pub room: Option<String>,
 }

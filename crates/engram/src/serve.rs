@@ -51,7 +51,14 @@ pub fn serve(a: crate::cli::ServeArgs) -> anyhow::Result<()> {
     let port = std::env::var("ENGRAM_PORT").ok();
     let addr = crate::cli::serve_addr(a.addr.as_deref(), port.as_deref())
         .map_err(|e| anyhow::anyhow!("serve: {e}"))?;
-    run_server(a.tools, a.room.or_else(env_project), Some(addr), None)
+    let tools = match a.tools {
+        Some(t) => t,
+        None => {
+            let home = home()?;
+            bare_profile(&load_config(&home)?.tools, &home)
+        }
+    };
+    run_server(tools, a.room.or_else(env_project), Some(addr), None)
 }
 
 /// Starts the model loader: `initialize` and the first calls never wait for it.

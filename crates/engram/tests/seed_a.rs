@@ -482,3 +482,99 @@ fn seed_as_rest_api_requires_the_token_when_one_is_set() {
     );
     assert_eq!(st, 200, "{v}");
 }
+
+/// A's users call A's tool names (their CLAUDE.md, or A's data in the home that a bare
+/// `engram` serves compat-a for): setup registers `mcp --tools=compat-a` and leaves A's
+/// instructions as they are.
+#[test]
+fn setup_registers_compat_a_for_a_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    let rules = "## Memory rules\nCall recall_memory at the start; store_memory for decisions; session_handoff at the end.\n";
+    std::fs::write(user.join(".claude/CLAUDE.md"), rules).unwrap();
+    std::fs::write(
+        user.join(".claude.json"),
+        r#"{"mcpServers":{"engram":{"command":"engram"}}}"#,
+    )
+    .unwrap();
+    let setup = |client: &str| {
+        let out = command(&home)
+            .env("HOME", &user)
+            .env("PATH", "/nonexistent")
+            .args(["setup", client, "--non-interactive", "--no-model"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    };
+    let stdout = setup("claude");
+    assert!(stdout.contains("profile compat-a"), "{stdout}");
+    let cfg: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(
+        cfg["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-a"]),
+        "{cfg}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(user.join(".claude/CLAUDE.md")).unwrap(),
+        rules,
+        "A's instructions are left as they are"
+    );
+
+    // No instructions, but A's data in the home: compat-a too.
+    std::fs::create_dir_all(user.join(".gemini")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("memories.duckdb"), b"DUCK").unwrap();
+    let stdout = setup("gemini");
+    assert!(stdout.contains("profile compat-a"), "{stdout}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-a"]),
+        "{settings}"
+    );
+}
+
+/// `engram serve --http` without `--tools` serves what a bare `engram` would: compat-a at
+/// `/mcp` when A's data is in the home (A's REST scripts and MCP clients share a server).
+#[test]
+fn serve_picks_compat_a_when_as_data_is_in_the_home() {
+    use std::io::BufRead;
+    let tools_served = |home: &Path| -> String {
+        let mut child = command(home)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let line = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find(|l| l.contains("MCP over HTTP"))
+            .expect("the server names its address");
+        let _ = child.kill();
+        let _ = child.wait();
+        line
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    let a = dir.path().join("a");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::write(a.join("memories.duckdb"), b"DUCK").unwrap();
+    let (core, compat_a) = (tools_served(&plain), tools_served(&a));
+    assert!(core.contains("(7 tools)"), "{core}");
+    assert!(compat_a.contains("(15 tools)"), "{compat_a}");
+}

@@ -177,12 +177,8 @@ impl Client {
             .collect()
     }
 
-    fn mcp_entry(self, exe: &str, seed_c: bool) -> Value {
-        let args = if seed_c {
-            json!(["mcp", "--tools=compat-c"])
-        } else {
-            json!(["mcp"])
-        };
+    fn mcp_entry(self, exe: &str, seed: Option<SeedProtocol>) -> Value {
+        let args = json!(mcp_args(seed));
         match self {
             Client::Claude => {
                 json!({ "type": "stdio", "command": exe, "args": args, "env": {} })
@@ -202,13 +198,69 @@ impl Client {
         v
     }
 
-    /// The file holding seed C's protocol (`mem_save`, `mem_search`, …) in this client's
-    /// instructions, if any: the agent calls C's tool names, so engram serves `compat-c`.
-    pub fn seed_c_protocol(self, home: &Path) -> Option<PathBuf> {
-        self.seed_c_instruction_files(home).into_iter().find(|f| {
-            std::fs::read_to_string(f)
-                .is_ok_and(|t| t.contains("mem_save") || t.contains("mem_search"))
-        })
+    /// The seed protocol this client's instructions teach, and the file holding it: C's
+    /// (`mem_save`, `mem_search`, …) or A's (`recall_memory`, `store_memory`,
+    /// `session_handoff`). The agent calls that seed's tool names, so engram serves its
+    /// profile and leaves the instructions as they are.
+    pub fn seed_protocol(self, home: &Path) -> Option<(SeedProtocol, PathBuf)> {
+        self.seed_c_instruction_files(home)
+            .into_iter()
+            .find_map(|f| {
+                let t = std::fs::read_to_string(&f).ok()?;
+                let seed = SeedProtocol::taught_by(&t)?;
+                Some((seed, f))
+            })
+    }
+}
+
+/// A seed's memory protocol found in an agent's instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedProtocol {
+    A,
+    C,
+}
+
+impl SeedProtocol {
+    /// Which seed's tool names a text of agent instructions calls, C's first (its names
+    /// are unmistakable; A's `recall_memory` could appear in a C user's notes too).
+    fn taught_by(text: &str) -> Option<SeedProtocol> {
+        if text.contains("mem_save") || text.contains("mem_search") {
+            Some(SeedProtocol::C)
+        } else if ["recall_memory", "store_memory", "session_handoff"]
+            .iter()
+            .any(|t| text.contains(t))
+        {
+            Some(SeedProtocol::A)
+        } else {
+            None
+        }
+    }
+
+    fn profile(self) -> &'static str {
+        match self {
+            SeedProtocol::A => "compat-a",
+            SeedProtocol::C => "compat-c",
+        }
+    }
+}
+
+/// Seed A's data in engram's home (A kept `memories.duckdb` and `graph.json` in
+/// `~/.engram` too): its agents call A's tool names, as a bare `engram` assumes.
+fn seed_a_data(engram_home: &engram_store::settings::Home) -> Option<(SeedProtocol, PathBuf)> {
+    let found = engram_home
+        .seed_a_files()
+        .into_iter()
+        .find(|f| f.exists())?;
+    Some((SeedProtocol::A, found))
+}
+
+/// The arguments of engram's MCP server entry: the seed's profile when its protocol is
+/// taught.
+fn mcp_args(seed: Option<SeedProtocol>) -> &'static [&'static str] {
+    match seed {
+        Some(SeedProtocol::A) => &["mcp", "--tools=compat-a"],
+        Some(SeedProtocol::C) => &["mcp", "--tools=compat-c"],
+        None => &["mcp"],
     }
 }
 
@@ -335,17 +387,22 @@ pub fn plan(
     let verb = if remove { "unregister" } else { "register" };
     for &c in clients {
         let name = c.name();
-        let seed_c = if remove {
+        let seed = if remove {
             None
         } else {
-            c.seed_c_protocol(home)
+            c.seed_protocol(home).or_else(|| seed_a_data(engram_home))
         };
-        let entry = c.mcp_entry(exe, seed_c.is_some());
-        let profile_note = seed_c
+        let seed_c = seed
             .as_ref()
-            .map(|f| {
+            .filter(|(s, _)| *s == SeedProtocol::C)
+            .map(|(_, f)| f.clone());
+        let entry = c.mcp_entry(exe, seed.as_ref().map(|(s, _)| *s));
+        let profile_note = seed
+            .as_ref()
+            .map(|(s, f)| {
                 format!(
-                    " with profile compat-c (seed C's mem_* protocol found in {})",
+                    " with profile {} (seed {s:?}'s tool names: {})",
+                    s.profile(),
                     f.display()
                 )
             })
@@ -355,21 +412,14 @@ pub fn plan(
         match c {
             Client::Codex => {
                 let exe = exe.to_string();
-                let codex_c = seed_c.is_some();
+                let codex_args = mcp_args(seed.as_ref().map(|(s, _)| *s));
                 plan_file(
                     &mut changes,
                     &mut refusals,
                     name,
                     c.mcp_file(home),
                     format!("{verb} MCP server `engram`{profile_note}; [features] codex_hooks"),
-                    move |old, _| {
-                        let args: &[&str] = if codex_c {
-                            &["mcp", "--tools=compat-c"]
-                        } else {
-                            &["mcp"]
-                        };
-                        edit::codex_toml_args(old, &exe, remove, args)
-                    },
+                    move |old, _| edit::codex_toml_args(old, &exe, remove, codex_args),
                 );
             }
             Client::Gemini => {
@@ -411,8 +461,9 @@ pub fn plan(
                 json_file(move |doc| edit::hooks_json(doc, &hooks, remove)),
             );
         }
-        // A C user's instructions already teach C's protocol: leave them as they are.
-        if let Some(path) = c.instructions_file(home).filter(|_| seed_c.is_none()) {
+        // A seed user's instructions already teach that seed's protocol: leave them as
+        // they are.
+        if let Some(path) = c.instructions_file(home).filter(|_| seed.is_none()) {
             plan_file(
                 &mut changes,
                 &mut refusals,
