@@ -129,8 +129,13 @@ impl Store {
         let when = |t: Millis| engram_core::time::format(t);
         Ok(match m.tier {
             Tier::Active if m.pinned => "active and pinned: it leads every briefing".into(),
-            Tier::Active => format!(
+            Tier::Active if strength >= self.config.archive_strength => format!(
                 "active: strength {strength:.3} is above the archive threshold {}",
+                self.config.archive_strength
+            ),
+            // Maintenance has not run since the memory faded (or a neighbour protects it).
+            Tier::Active => format!(
+                "active, but its strength {strength:.3} is below the archive threshold {}: the next maintenance archives it unless it is recalled or linked to a strong memory first",
                 self.config.archive_strength
             ),
             Tier::Superseded => {
