@@ -129,6 +129,34 @@ fn reported_engineering_pairs_are_two_memories() {
     assert_eq!(s.get(&IdRef::Id(v.id)).unwrap().tier, Tier::Superseded);
 }
 
+/// An exact repeat under a new title or from another client keeps that title and source
+/// as evidence: those are acknowledged words too.
+#[test]
+fn an_exact_repeat_under_a_new_title_keeps_the_title_as_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(dir.path());
+    let a = put(&mut s, "We use SQLite for the cache", "cli");
+    let r = s
+        .remember(RememberRequest {
+            content: "We use SQLite for the cache".into(),
+            title: Some("Decision: local cache engine ADR-17".into()),
+            room: Some("app".into()),
+            source: Some("agent-x".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!((r.action, r.id), (RememberAction::Reinforced, a.id));
+    let d = s.show(&IdRef::Id(a.id)).unwrap();
+    assert_eq!(d.evidence.len(), 1, "{:?}", d.evidence);
+    assert_eq!(
+        (
+            d.evidence[0].title.as_deref(),
+            d.evidence[0].source.as_str()
+        ),
+        (Some("Decision: local cache engine ADR-17"), "agent-x")
+    );
+}
+
 #[test]
 fn a_folded_write_keeps_its_words_title_and_source_as_evidence() {
     let dir = tempfile::tempdir().unwrap();

@@ -112,6 +112,27 @@ fn repeat(tx: &mut dyn Tx, c: &Ctx<'_>) -> Result<Option<RememberOutcome>> {
         return Ok(None);
     };
     let m = require_memory(tx, &IdRef::Id(id), "id")?;
+    // The same text under another title, or from another source, still brings words and
+    // an attribution the memory lacks: kept as evidence, as a reinforce of a paraphrase is.
+    let new_title = w
+        .req
+        .title
+        .as_ref()
+        .filter(|t| m.title.as_ref() != Some(*t));
+    let new_source = w.req.source.as_ref().filter(|s| **s != m.source);
+    if new_title.is_some() || new_source.is_some() {
+        tx.add_evidence(
+            id,
+            &Evidence {
+                content: w.content().to_string(),
+                title: w.req.title.clone(),
+                source: w.req.source.clone().unwrap_or_else(|| "unknown".into()),
+                session_id: w.req.session_id.clone(),
+                action: plan::evidence_action(false).into(),
+                at: w.req.created_at.unwrap_or(c.now),
+            },
+        )?;
+    }
     event(
         tx,
         id,
