@@ -364,6 +364,41 @@ pub fn rank_exhaustive(
     }
 }
 
+/// The order in which hits are shown once superseded ones name their successors: each
+/// successor that is itself a hit moves up to just before the first memory it replaced,
+/// so a deep or as-of recall never puts a retired fact above the one that replaced it
+/// (the scores are kept: the older may well be the closer match in words). `hits` is
+/// `(id, successor)` in ranked order; the result is indices into it. Chains order too
+/// (`c` replaced `b` replaced `a`: `c, b, a`), and a cycle cannot loop.
+pub fn successors_first(hits: &[(MemoryId, Option<MemoryId>)]) -> Vec<usize> {
+    let pos: HashMap<MemoryId, usize> = hits.iter().enumerate().map(|(i, h)| (h.0, i)).collect();
+    let mut order: Vec<usize> = (0..hits.len()).collect();
+    // Repeated passes settle chains; each pass only moves a successor up, so at most
+    // `len` passes are ever needed.
+    for _ in 0..hits.len() {
+        let mut moved = false;
+        for at in 0..order.len() {
+            let Some(succ) = hits[order[at]].1 else {
+                continue;
+            };
+            let Some(&si) = pos.get(&succ) else { continue };
+            let Some(s_at) = order.iter().position(|&i| i == si) else {
+                continue;
+            };
+            if s_at > at {
+                let s = order.remove(s_at);
+                order.insert(at, s);
+                moved = true;
+                break;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    order
+}
+
 #[cfg(test)]
 #[path = "ranking_tests.rs"]
 mod tests;

@@ -247,3 +247,31 @@ fn exhaustive_table() {
         "coverage without a model"
     );
 }
+
+#[test]
+fn successors_rank_above_what_they_replaced() {
+    // (hits in ranked order, expected ids in shown order)
+    let cases: &[(&[(i64, Option<i64>)], &[i64])] = &[
+        // Nothing superseded: unchanged.
+        (&[(1, None), (2, None)], &[1, 2]),
+        // The superseded #1 scored higher than its successor #2.
+        (&[(1, Some(2)), (3, None), (2, None)], &[2, 1, 3]),
+        // Already in order.
+        (&[(2, None), (1, Some(2))], &[2, 1]),
+        // A successor that is not a hit moves nothing.
+        (&[(1, Some(9)), (2, None)], &[1, 2]),
+        // A chain: a -> b -> c.
+        (&[(1, Some(2)), (2, Some(3)), (3, None)], &[3, 2, 1]),
+    ];
+    for (hits, want) in cases {
+        let got: Vec<i64> = successors_first(hits)
+            .into_iter()
+            .map(|i| hits[i].0)
+            .collect();
+        assert_eq!(&got, want, "{hits:?}");
+    }
+    // A cycle (a data error) ends, with every hit shown once.
+    let mut got = successors_first(&[(1, Some(2)), (2, Some(1))]);
+    got.sort();
+    assert_eq!(got, [0, 1]);
+}
