@@ -11,7 +11,8 @@ use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// `(schema version, memories)` of a backup file opened read-only, or why it is unusable.
+/// `(schema version, memories)` of a backup file opened read-only, or why it is unusable
+/// (memories are counted only under a schema this build knows).
 pub(crate) fn read(db_file: &Path) -> Result<std::result::Result<(i64, i64), String>> {
     let conn = Connection::open_with_flags(
         db_file,
@@ -30,7 +31,8 @@ pub(crate) fn read(db_file: &Path) -> Result<std::result::Result<(i64, i64), Str
         Ok(v) => v,
         Err(e) => return Ok(Err(e.to_string())),
     };
-    if version < 1 {
+    // No engram schema, or a newer one: the caller says which, before anything is counted.
+    if version < 1 || version > crate::SCHEMA_VERSION {
         return Ok(Ok((version, 0)));
     }
     match conn.query_row("SELECT count(*) FROM memories", [], |r| r.get(0)) {
