@@ -143,3 +143,125 @@ pub(crate) fn insert_rows(conn: &Connection, rows: &[StoredRow]) -> Result<Vec<b
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    //! Paging is keyset paging: whatever the page size, the pages of a section put
+    //! together are the section read in one page, in the same order.
+
+    use crate::storage::Reads;
+    use crate::storage::rows::*;
+    use crate::{RememberRequest, Store};
+    use engram_core::{Config, EventKind, LinkKind};
+
+    fn whole(r: &dyn Reads, section: Section, limit: usize) -> Vec<StoredRow> {
+        let mut out = Vec::new();
+        let mut after = None;
+        loop {
+            let page = r.rows_after(section, after.as_ref(), limit).unwrap();
+            out.extend(page.rows);
+            match page.next {
+                Some(k) => after = Some(k),
+                None => return out,
+            }
+        }
+    }
+
+    #[test]
+    fn pages_of_any_size_read_each_section_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            resolve: false,
+            ..Config::default()
+        };
+        let mut s = Store::open(&dir.path().join("engram.db"), config).unwrap();
+        let ids: Vec<i64> = (0..7)
+            .map(|i| {
+                s.remember(RememberRequest {
+                    content: format!("note {i} about topic{i}"),
+                    ..Default::default()
+                })
+                .unwrap()
+                .id
+            })
+            .collect();
+        let now = s.now();
+        let memories = s.reads().memories(&ids).unwrap();
+        s.write(|tx| {
+            for (n, m) in memories.iter().enumerate() {
+                // Uneven rows per memory, so pages split and join memories differently.
+                for k in 0..(n % 3) {
+                    tx.append_event(&NewEvent {
+                        memory_id: m.id,
+                        kind: EventKind::Reinforce,
+                        weight: 1.0,
+                        at: now + k as i64,
+                        session_id: None,
+                        detail: None,
+                    })?;
+                    tx.add_revision(m, "update", now, None)?;
+                }
+                tx.add_evidence(
+                    m.id,
+                    &Evidence {
+                        content: format!("evidence {n}"),
+                        title: None,
+                        source: "test".into(),
+                        session_id: None,
+                        action: "reinforce".into(),
+                        at: now,
+                    },
+                )?;
+                for d in ids.iter().filter(|d| **d != m.id).take(2) {
+                    tx.upsert_link(&LinkWrite::set(m.id, *d, LinkKind::Explicit, 0.5, now))?;
+                }
+                let session = format!("s{n}");
+                tx.write_session(&SessionWrite::Start {
+                    id: &session,
+                    room: "r",
+                    directory: None,
+                    source: None,
+                    // Two sessions share each start: the key's second part orders them.
+                    at: now + (n as i64 / 2),
+                })?;
+                tx.add_prompt(Some(&session), "r", "a prompt", now)?;
+                if n > 0 {
+                    tx.pending_judgment(ids[n - 1], m.id, 0.5, None, now)?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+        for section in [
+            Section::Memories,
+            Section::Revisions,
+            Section::Evidence,
+            Section::Events,
+            Section::Links,
+            Section::Sessions,
+            Section::Prompts,
+            Section::Judgments,
+        ] {
+            let one_page = whole(s.reads(), section, 100_000);
+            assert!(one_page.len() >= 6, "{section:?}: {}", one_page.len());
+            for limit in [1, 2, 3, 5] {
+                assert_eq!(
+                    whole(s.reads(), section, limit),
+                    one_page,
+                    "{section:?} in pages of {limit}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_of_another_section_is_an_input_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("engram.db"), Config::default()).unwrap();
+        let err = s
+            .reads()
+            .rows_after(Section::Links, Some(&RowKey::Id(3)), 10)
+            .unwrap_err();
+        assert!(err.to_string().contains("after"), "{err}");
+    }
+}
