@@ -32,7 +32,7 @@ pub(crate) fn read(db_file: &Path) -> Result<std::result::Result<(i64, i64), Str
         Err(e) => return Ok(Err(e.to_string())),
     };
     // No engram schema, or a newer one: the caller says which, before anything is counted.
-    if version < 1 || version > crate::SCHEMA_VERSION {
+    if !(1..=crate::SCHEMA_VERSION).contains(&version) {
         return Ok(Ok((version, 0)));
     }
     match conn.query_row("SELECT count(*) FROM memories", [], |r| r.get(0)) {
