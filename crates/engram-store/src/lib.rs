@@ -1,13 +1,16 @@
 //! engram's durable store and the engine every surface calls.
 //!
-//! [`Store`] owns one SQLite database (WAL, a busy timeout, versioned migrations) and
+//! [`Store`] holds one storage backend ([`storage::Backend`]: SQLite by default, WAL, a
+//! busy timeout, versioned migrations; any other through [`Store::open_with`]) and
 //! carries out every operation: remember, recall, reinforce, correct, forget, restore,
 //! purge, link, pin, show, stats. The formulas come from `engram-core`; this crate adds
 //! the I/O around them: SQL, full-text search, the clock, configuration files and room
 //! detection from a caller-supplied directory. The CLI and (later) the MCP server are thin
 //! adapters over this API and hold no logic of their own.
 
+pub mod api;
 pub mod browse;
+mod embedding;
 mod engine;
 mod error;
 pub mod evidence;
@@ -31,6 +34,7 @@ mod store;
 pub use engine::tasks;
 pub use error::{Error, Result};
 // The file modules keep the paths they had before `files/` gathered them.
+pub use embedding::EmbeddingStatus;
 pub use files::{backup, frontmatter, fsutil, importers, settings, transfer, vault};
 pub use hub::{
     Briefing, ContextRequest, EngineeringStats, FailureRequest, HandoffRequest, Origin, Outcome,
@@ -41,7 +45,7 @@ pub use ops::{
     RememberAction, RememberOutcome, RememberRequest, Stats, TierChange,
 };
 pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
-pub use sqlite::embeddings::EmbeddingStatus;
+pub use sqlite::SqliteBackend;
 pub use store::{Clock, Store, system_clock};
 pub use transfer::{Batch, ExportReport, ImportReport};
 pub use vault::{ReindexReport, SyncReport, VaultStatus, VaultWarning};

@@ -337,3 +337,15 @@ fn a_memory_written_while_the_model_loads_is_found_by_meaning_at_once() {
         "the memory written a moment earlier was not found by meaning: {r}"
     );
 }
+
+#[test]
+fn stats_reports_the_api_version_of_the_wire_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = Mcp::start(dir.path(), &["--tools", "all"], "test");
+    let r = m.call("stats", json!({}));
+    assert_eq!(
+        r["structuredContent"]["api_version"].as_u64(),
+        Some(u64::from(engram_store::api::API_VERSION)),
+        "{r}"
+    );
+}

@@ -1,6 +1,15 @@
-//! What the store's tests share: a real store on disk in a temporary directory and clocks
-//! a test controls (a fixed instant, or one it moves), so no test reads the wall clock or
-//! waits for time to pass. Each test binary takes what it needs (`mod support;`).
+//! What the store's tests share: a real store in a temporary directory and clocks a test
+//! controls (a fixed instant, or one it moves), so no test reads the wall clock or waits
+//! for time to pass. Each test binary takes what it needs (`mod support;`).
+//!
+//! **The one way the behaviour tests open a store.** [`open_in`] and [`temp_store`] open
+//! SQLite by default; with `ENGRAM_TEST_STORE` naming another backend (a `postgres://…`
+//! URL), they open a fresh store on it instead ([`open_other`]), so the engine's behaviour
+//! suite (`engine`, `write_path`, `resolution`, `briefing`, `browse`, `long_content`,
+//! `redaction_paths`, `import`) runs unchanged on every backend. Tests that are SQLite by
+//! nature (the HNSW index files in `ann`, seed C's database in `seed_c`, the vault's files
+//! and their database records in `vault`, file-level damage in `fuzz`, reopening one file
+//! from many processes) call [`open_sqlite`] and say why.
 #![allow(dead_code)]
 
 use engram_core::{Config, Millis};
@@ -46,9 +55,39 @@ impl TestClock {
     }
 }
 
-/// The store at `dir/engram.db` (created or opened) with `config`.
+/// The environment variable that names the backend the behaviour tests run on: unset,
+/// empty or `sqlite` for SQLite, else a URL for [`open_other`].
+pub const STORE_VAR: &str = "ENGRAM_TEST_STORE";
+
+/// The store of `dir` (created or opened) with `config`, on the backend
+/// [`STORE_VAR`] names: SQLite at `dir/engram.db` by default. Opening the same `dir`
+/// again opens the same store.
 pub fn open_in(dir: &Path, config: Config) -> Store {
-    Store::open(&dir.join("engram.db"), config).expect("the store opens")
+    match std::env::var(STORE_VAR) {
+        Ok(url) if !url.is_empty() && url != "sqlite" => open_other(&url, dir, config),
+        _ => open_sqlite(&dir.join("engram.db"), config),
+    }
+}
+
+/// The SQLite store at `path`, whatever [`STORE_VAR`] says: for the tests about SQLite
+/// itself (its files, its locking, its migrations, seed C's database).
+pub fn open_sqlite(path: &Path, config: Config) -> Store {
+    Store::open(path, config).expect("the store opens")
+}
+
+/// THE HOOK FOR ANOTHER BACKEND (the PostgreSQL backend fills it in): opens the store
+/// that `url` names for the test directory `dir`, fresh the first time a `dir` is seen
+/// (e.g. a schema or database per directory) and the same one when `dir` is opened again,
+/// built with that backend's constructor and handed to
+/// `Store::open_with(backend, config, &dir.join("engram.db"))` (so the vault and other
+/// files still live in `dir`).
+pub fn open_other(url: &str, dir: &Path, config: Config) -> Store {
+    let _ = (dir, config);
+    let scheme = url.split("://").next().unwrap_or(url);
+    panic!(
+        "{STORE_VAR}={url:?}: the tests know no backend for {scheme:?}; unset it (or set \
+         `sqlite`) for SQLite, or add the backend to tests/support/mod.rs's `open_other`"
+    )
 }
 
 /// A new store in its own temporary directory (kept alive by the returned guard).
