@@ -8,6 +8,7 @@
 //! adapters over this API and hold no logic of their own.
 
 pub mod browse;
+mod embedding;
 mod engine;
 mod error;
 pub mod evidence;
@@ -33,6 +34,7 @@ mod store;
 
 pub use error::{Error, Result};
 // The file modules keep the paths they had before `files/` gathered them.
+pub use embedding::EmbeddingStatus;
 pub use files::{backup, frontmatter, fsutil, importers, settings, transfer, vault};
 pub use hub::{
     Briefing, ContextRequest, EngineeringStats, FailureRequest, HandoffRequest, Origin, Outcome,
@@ -43,7 +45,7 @@ pub use ops::{
     RememberAction, RememberOutcome, RememberRequest, Stats, TierChange,
 };
 pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
-pub use sqlite::embeddings::EmbeddingStatus;
+pub use sqlite::SqliteBackend;
 pub use store::{Clock, Store, system_clock};
 pub use transfer::{Batch, ExportReport, ImportReport};
 pub use vault::{ReindexReport, SyncReport, VaultStatus, VaultWarning};

@@ -186,7 +186,7 @@ pub struct Stats {
     /// `lexical`, or `hybrid` when an embedding model is loaded.
     pub search: &'static str,
     /// The model and how many memories it has embedded.
-    pub embeddings: crate::sqlite::embeddings::EmbeddingStatus,
+    pub embeddings: crate::embedding::EmbeddingStatus,
     pub dynamics: engram_core::dynamics::DynamicsModel,
     pub db_path: String,
     pub db_bytes: u64,

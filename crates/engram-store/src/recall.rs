@@ -18,7 +18,7 @@
 //!   scan for partial words and a larger candidate cap.
 
 use crate::storage::candidates::CandidateSource;
-use crate::store::add_event;
+use crate::storage::rows::NewEvent;
 use crate::{Result, Store};
 use engram_core::dynamics;
 use engram_core::embed::Calibration;
@@ -28,7 +28,6 @@ use engram_core::recall_plan::{self, Next, Outcome, Pass, Scope};
 use engram_core::scoring;
 use engram_core::text::QueryPlan;
 use engram_core::{EventKind, InputError, Kind, Memory, MemoryId, Tier};
-use rusqlite::TransactionBehavior;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -167,11 +166,9 @@ impl Store {
         let rooms =
             crate::rooms::scope(&self.config, req.room.as_deref(), req.cwd.as_deref())?.rooms();
         // The query's vector, when a model is loaded and the store has vectors of it.
-        self.refresh_index()?;
+        let has_vectors = self.refresh_index()?;
         let qvec: Option<Vec<f32>> = match &self.embedder {
-            Some(e) if self.index.as_ref().is_some_and(|i| i.len() > 0) => {
-                e.embed_query(&req.query).ok()
-            }
+            Some(e) if has_vectors => e.embed_query(&req.query).ok(),
             _ => None,
         };
         let scope = Scope {
@@ -264,7 +261,7 @@ impl Store {
             match recall_plan::next(requested, &self.config, &done) {
                 Next::Run(mode) => {
                     let pass = recall_plan::pass(mode, scope, &self.config);
-                    let g = self.run_pass(&src, &pass, &plan, qvec, limit)?;
+                    let g = self.run_pass(src, &pass, &plan, qvec, limit)?;
                     let outcome = Outcome {
                         best_raw: g.ranked.best_raw,
                         best_relevance: g.ranked.best_relevance,
@@ -459,25 +456,22 @@ impl Store {
         w: f64,
         session: Option<&str>,
     ) -> Result<()> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        for hit in hits {
-            // Another process may have purged it (or restored a backup) since it was
-            // read: log hits only for memories that are still there.
-            if crate::store::exists(&tx, hit.memory.id)? {
-                add_event(
-                    &tx,
-                    hit.memory.id,
-                    EventKind::RecallHit,
-                    w,
-                    now,
-                    session,
-                    None,
-                )?;
+        self.write(|tx| {
+            for hit in hits {
+                // Another process may have purged it (or restored a backup) since it was
+                // read: log hits only for memories that are still there.
+                if tx.memory_exists(hit.memory.id)? {
+                    tx.append_event(&NewEvent {
+                        memory_id: hit.memory.id,
+                        kind: EventKind::RecallHit,
+                        weight: w,
+                        at: now,
+                        session_id: session,
+                        detail: None,
+                    })?;
+                }
             }
-        }
-        tx.commit()?;
-        Ok(())
+            Ok(())
+        })
     }
 }

@@ -1,10 +1,14 @@
 //! The [`Store`]: one open database, its configuration and a clock, plus the row-level
 //! helpers the operations share.
 
-use crate::storage::rows::NewEvent;
-use crate::storage::{Reads, Tx};
-use crate::{Result, db};
+use crate::Result;
+use crate::sqlite::SqliteBackend;
+use crate::storage::candidates::{CandidateSource, Filter};
+use crate::storage::rows::{Health, NewEvent, VectorModel};
+use crate::storage::{Backend, Reads, Tx};
 use engram_core::memory::IdRef;
+use engram_core::scoring::Candidates;
+use engram_core::text::QueryPlan;
 use engram_core::{Config, EventKind, Memory, MemoryId, Millis};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
@@ -23,34 +27,33 @@ pub fn system_clock() -> Clock {
     })
 }
 
-/// An open engram store. Writes take `&mut self`; share one across threads behind a mutex,
-/// or open one per process: SQLite's WAL and the busy timeout let many processes share a file.
+/// An open engram store: a storage backend, its configuration, a clock and the loaded
+/// encoder. Writes take `&mut self`; share one across threads behind a mutex, or open one
+/// per process: SQLite's WAL and the busy timeout let many processes share a file.
 pub struct Store {
-    pub(crate) conn: Connection,
+    /// The database: SQLite ([`Store::open`]) or any other [`Backend`] ([`Store::open_with`]).
+    pub(crate) backend: Box<dyn Backend>,
     pub(crate) config: Config,
     pub(crate) clock: Clock,
+    /// The database file, or for a server database the path its files beside it (the
+    /// vault, hooks state) are found from ([`crate::files::home::Home::of_db`]).
     pub(crate) path: PathBuf,
     /// The sentence encoder, when a model is loaded; recall is lexical without one.
     pub(crate) embedder: Option<Arc<dyn engram_core::embed::Embedder>>,
-    /// Vectors of the current model, loaded on first use and refreshed incrementally.
-    pub(crate) index: Option<crate::sqlite::VectorIndex>,
-    /// Whether this process builds the HNSW index in the background once the store is
-    /// large enough (servers; see [`Store::set_background_index`]).
-    pub(crate) background_index: bool,
     /// Vectors computed ahead by [`Store::remember_batch`], by the text they embed.
     pub(crate) prepared: std::collections::HashMap<String, Vec<f32>>,
 }
 
 impl Store {
-    /// Runs `f` with commits that skip the fsync (`synchronous = NORMAL`: WAL stays
-    /// consistent, a power cut may lose the last commits), then restores FULL. For writes
-    /// no client asked to keep (recall hits) and for batches that sync once at the end.
-    /// FULL is restored even when `f` panics: a server that survives a panicking call keeps
-    /// its store and must not go on committing without fsyncs.
+    /// Runs `f` with commits that skip the fsync ([`Backend::set_durable`]`(false)`: a
+    /// crash may lose the last commits, never corrupt), then restores durable commits. For
+    /// writes no client asked to keep (recall hits) and for batches that sync once at the
+    /// end. Durability is restored even when `f` panics: a server that survives a panicking
+    /// call keeps its store and must not go on committing without fsyncs.
     pub(crate) fn without_fsync<T>(&mut self, f: impl FnOnce(&mut Store) -> T) -> Result<T> {
-        crate::sqlite::set_full_sync(&self.conn, false)?;
+        self.backend.set_durable(false)?;
         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
-        let restored = crate::sqlite::set_full_sync(&self.conn, true);
+        let restored = self.backend.set_durable(true);
         match out {
             Ok(out) => {
                 restored?;
@@ -60,20 +63,12 @@ impl Store {
         }
     }
 
-    /// Opens or creates the database at `path` and migrates it.
+    /// Opens or creates the SQLite database at `path` and migrates it (a seed C database
+    /// found there is converted in place first).
     pub fn open(path: &Path, config: Config) -> Result<Store> {
         config.validate()?;
-        let (conn, backup) = db::open_converting(path)?;
-        let mut store = Store {
-            conn,
-            config,
-            clock: system_clock(),
-            path: path.to_path_buf(),
-            embedder: None,
-            index: None,
-            background_index: false,
-            prepared: Default::default(),
-        };
+        let (backend, backup) = SqliteBackend::open(path, &config)?;
+        let mut store = Store::open_with(Box::new(backend), config, path)?;
         if let Some(c) = store.import_seed_c(backup)? {
             // Said on stderr: stdout may be an MCP stream or a hook's JSON.
             eprintln!("{}", c.summary(path));
@@ -82,6 +77,22 @@ impl Store {
             }
         }
         Ok(store)
+    }
+
+    /// A store over any backend, already opened and migrated by its own constructor (a
+    /// PostgreSQL pool, say). `path` is where the files beside the database are found from:
+    /// the vault and the other paths of [`crate::files::home::Home::of_db`] are taken from
+    /// its folder, as for a SQLite file there.
+    pub fn open_with(backend: Box<dyn Backend>, config: Config, path: &Path) -> Result<Store> {
+        config.validate()?;
+        Ok(Store {
+            backend,
+            config,
+            clock: system_clock(),
+            path: path.to_path_buf(),
+            embedder: None,
+            prepared: Default::default(),
+        })
     }
 
     /// Replaces the clock (tests, simulations, benchmarks).
@@ -118,13 +129,123 @@ impl Store {
 
     /// The storage the engine reads through.
     pub(crate) fn reads(&self) -> &dyn Reads {
-        &self.conn
+        &*self.backend
+    }
+
+    /// The candidate sources recall and resolution ask, as they stand (call
+    /// [`Store::refresh_index`] first for other processes' vectors).
+    pub(crate) fn candidates(&self) -> &dyn CandidateSource {
+        &*self.backend
     }
 
     /// Runs `f` in one write transaction of the storage backend (see
     /// [`Backend::write`](crate::storage::Backend::write): `f` may run more than once).
     pub(crate) fn write<T>(&mut self, f: impl FnMut(&mut dyn Tx) -> Result<T>) -> Result<T> {
-        crate::storage::write(&mut self.conn, f)
+        crate::storage::write(&mut *self.backend, f)
+    }
+
+    /// Reads the store's health (`doctor`). On SQLite it costs a full scan of the file
+    /// (`quick_check`).
+    pub fn health(&self) -> Result<Health> {
+        self.backend.health()
+    }
+
+    /// Active episodes created before `before` (Unix ms), in `rooms` (all rooms when empty).
+    pub fn count_old_episodes(&self, before: Millis, rooms: &[String]) -> Result<u64> {
+        self.reads().old_episodes(before, rooms)
+    }
+
+    /// Lexical candidates (see [`CandidateSource::lexical`]), for resolution's neighbours.
+    pub(crate) fn lexical_candidates(
+        &self,
+        plan: &QueryPlan,
+        filter: &Filter,
+        k: usize,
+        extra_substrings: &[String],
+    ) -> Result<Candidates> {
+        self.candidates().lexical(plan, filter, k, extra_substrings)
+    }
+
+    /// Vector candidates (see [`CandidateSource::vector`]), for resolution's neighbours.
+    pub(crate) fn vector_candidates(
+        &self,
+        query: &[f32],
+        filter: &Filter,
+        k: usize,
+    ) -> Result<Candidates> {
+        self.candidates().vector(query, filter, k)
+    }
+
+    /// The query's cosine with a memory's vector, when both exist.
+    pub(crate) fn cosine_with(&self, query: &[f32], id: MemoryId) -> Option<f32> {
+        let c = self.candidates().cosines(query, &[id]).ok()?;
+        c.get(&id).map(|c| *c as f32)
+    }
+
+    /// A memory's exact vector of the loaded model, if there is one (consolidation).
+    pub(crate) fn vector_of(&self, id: MemoryId) -> Option<Vec<f32>> {
+        self.candidates().vectors(&[id]).ok()?.remove(&id)
+    }
+
+    /// Lets this store build the HNSW index in a background thread once the threshold is
+    /// crossed (long-running servers). Short-lived processes leave it off: they use a saved
+    /// index when there is one and scan exactly otherwise. SQLite only (other backends keep
+    /// their vector index in the database).
+    pub fn set_background_index(&mut self, on: bool) {
+        if let Some(s) = self.backend.sqlite() {
+            s.set_background_index(on);
+        }
+    }
+
+    /// Builds and saves the HNSW index now if the store has at least `ann_threshold` vectors
+    /// of the loaded model (`engram reindex`); returns how many it indexed, `None` when the
+    /// store is below the threshold, has no model, the build lacks the `ann` feature, or the
+    /// backend is not SQLite (whose database keeps its own index).
+    pub fn build_vector_index(&mut self) -> Result<Option<usize>> {
+        let model = self.embedder.clone();
+        let model = model.as_ref().map(|e| VectorModel {
+            model: e.model_id(),
+            dim: e.dim(),
+        });
+        match self.backend.sqlite() {
+            Some(s) => s.build_vector_index(model),
+            None => Ok(None),
+        }
+    }
+
+    /// How often the index's top `k` for each query agree with an exact scan of every
+    /// stored vector (recall@k of the HNSW index, 1.0 for the exact scan): a diagnostic for
+    /// `engram bench`, reading all vectors once. SQLite only (`None` elsewhere).
+    pub fn vector_index_agreement(
+        &mut self,
+        queries: &[Vec<f32>],
+        k: usize,
+    ) -> Result<Option<f64>> {
+        let model = self.embedder.clone();
+        let model = model.as_ref().map(|e| VectorModel {
+            model: e.model_id(),
+            dim: e.dim(),
+        });
+        match self.backend.sqlite() {
+            Some(s) => s.vector_index_agreement(model, queries, k),
+            None => Ok(None),
+        }
+    }
+
+    /// How the loaded model's vectors are searched: `(vectors, approximate)`.
+    pub fn vector_search_state(&self) -> Option<(usize, bool)> {
+        self.backend.vector_search_state()
+    }
+
+    /// The SQLite backend's connection, for the file features still written against it
+    /// (see the module notes); `None` on another backend.
+    pub(crate) fn sqlite_conn(&self) -> Option<&rusqlite::Connection> {
+        self.backend.sqlite_ref().map(|s| s.conn())
+    }
+
+    /// [`Store::sqlite_conn`], mutable (a transaction of its own).
+    pub(crate) fn sqlite_conn_mut(&mut self) -> Option<&mut rusqlite::Connection> {
+        self.backend.sqlite().map(|s| &mut s.conn)
     }
 }
 
@@ -136,7 +257,7 @@ pub(crate) fn load_in(conn: &Connection, r: &IdRef, field: &'static str) -> Resu
 // The row owners, under the names the write path, the vault and import still use (they
 // move to the storage interface with their own slices of issue 17).
 pub(crate) use crate::sqlite::memories::{
-    COLUMNS as MEMORY_COLUMNS, exists, from_row as row_to_memory, placeholders,
+    COLUMNS as MEMORY_COLUMNS, from_row as row_to_memory, placeholders,
 };
 
 /// Appends one event to a memory's log.
@@ -179,7 +300,8 @@ mod tests {
     use super::*;
 
     fn synchronous(s: &Store) -> i64 {
-        s.conn
+        s.sqlite_conn()
+            .unwrap()
             .query_row("PRAGMA synchronous", [], |r| r.get(0))
             .unwrap()
     }

@@ -11,6 +11,7 @@
 //! swapped under them.
 
 use super::fsutil;
+use crate::storage::Backend;
 use crate::{Error, Result, SCHEMA_VERSION, db};
 use engram_core::InputError;
 use rusqlite::{Connection, OpenFlags};
@@ -51,6 +52,14 @@ pub struct RestoreOutcome {
 /// Writes a backup of the store at `db_path` (and of `vault`, when it exists) into the
 /// folder `dest`, which must not exist or be empty.
 pub fn backup(db_path: &Path, vault: Option<&Path>, dest: &Path) -> Result<BackupInfo> {
+    let conn = db::open(db_path)?;
+    let backend = crate::sqlite::SqliteBackend::over(conn, db_path, &Default::default());
+    backup_with(&backend, vault, dest)
+}
+
+/// [`backup`] of any backend: its consistent copy ([`Backend::copy_to`], which a server
+/// database refuses, naming its own tool) and the vault beside it.
+pub fn backup_with(backend: &dyn Backend, vault: Option<&Path>, dest: &Path) -> Result<BackupInfo> {
     if dest.exists() {
         let empty = dest.is_dir()
             && std::fs::read_dir(dest)
@@ -70,9 +79,7 @@ pub fn backup(db_path: &Path, vault: Option<&Path>, dest: &Path) -> Result<Backu
     }
     db::create_private_dir(dest)?;
     let target = dest.join(BACKUP_DB);
-    let conn = db::open(db_path)?;
-    vacuum_into(&conn, &target)?;
-    drop(conn);
+    backend.copy_to(&target)?;
     fsutil::make_private(&target).map_err(|source| Error::io(&target, source))?;
     let mut info = inspect(&target)?;
     if let Some(v) = vault.filter(|v| v.is_dir()) {
@@ -90,20 +97,6 @@ pub fn backup(db_path: &Path, vault: Option<&Path>, dest: &Path) -> Result<Backu
         .map_err(|source| Error::io(&mpath, source))?;
     fsutil::sync_dir(dest).map_err(|source| Error::io(dest, source))?;
     Ok(info)
-}
-
-/// A consistent copy of an open database (one read transaction) into a new file.
-fn vacuum_into(conn: &Connection, target: &Path) -> Result<()> {
-    let t = target.to_str().ok_or_else(|| {
-        InputError::new("path", format!("{} is not valid UTF-8", target.display()))
-    })?;
-    conn.execute("VACUUM INTO ?1", [t])?;
-    // VACUUM INTO writes without syncing (unless synchronous is set on a fresh connection):
-    // make the copy durable before anyone relies on it.
-    std::fs::File::open(target)
-        .and_then(|f| f.sync_all())
-        .map_err(|source| Error::io(target, source))?;
-    Ok(())
 }
 
 /// Resolves a backup path (a backup folder or a database file) to its database file.
@@ -198,7 +191,7 @@ pub fn restore(
     let stamp = timestamp();
     let previous_db = if existing > 0 {
         let keep = sibling(db_path, &format!(".before-restore-{stamp}"));
-        vacuum_into(&live, &keep)?;
+        crate::sqlite::db::vacuum_into(&live, &keep)?;
         fsutil::make_private(&keep).map_err(|source| Error::io(&keep, source))?;
         Some(keep)
     } else {

@@ -82,6 +82,25 @@ impl CandidateSource for PgCandidates<'_> {
         })
     }
 
+    fn vectors(&self, ids: &[MemoryId]) -> Result<HashMap<MemoryId, Vec<f32>>> {
+        let Some(model) = &self.model else {
+            return Ok(HashMap::new());
+        };
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        self.backend.with(|db| {
+            Ok(db
+                .query(
+                    "SELECT memory_id, embedding FROM embeddings WHERE model = $1 AND memory_id = ANY($2)",
+                    &[model, &ids],
+                )?
+                .iter()
+                .map(|r| (r.get(0), r.get::<_, Vector>(1).to_vec()))
+                .collect())
+        })
+    }
+
     fn links_around(&self, seeds: &[MemoryId], hops: usize, filter: &Filter) -> Result<Vec<Edge>> {
         self.backend
             .with(|db| edges_around(db, seeds, hops, filter))

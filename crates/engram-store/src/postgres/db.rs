@@ -27,6 +27,7 @@ pub const MIGRATIONS: &[&str] = &[
     //   covers 384-dimensional vectors (all-MiniLM-L6-v2, the default model), as an index
     //   on an expression cast to that dimension (a `vector` column without one cannot be
     //   indexed); other dimensions are scanned exactly.
+    // - vault_files: what the Markdown vault last wrote or read at each path.
     // - changes: every insert, update and delete of a memory or link, written by triggers
     //   (as in SQLite), for followers such as the vault.
     r#"
@@ -194,6 +195,14 @@ BEGIN
     INSERT INTO changes (memory_id) VALUES (NEW.src);
     RETURN NEW;
 END $$;
+CREATE TABLE vault_files (
+    path  TEXT PRIMARY KEY,
+    uid   TEXT NOT NULL,
+    hash  TEXT NOT NULL,
+    size  BIGINT NOT NULL,
+    mtime BIGINT NOT NULL
+);
+CREATE INDEX vault_files_uid ON vault_files (uid);
 CREATE TRIGGER memories_change AFTER INSERT OR UPDATE OR DELETE ON memories
     FOR EACH ROW EXECUTE FUNCTION engram_memory_change();
 CREATE TRIGGER links_change AFTER INSERT OR DELETE ON links
@@ -252,7 +261,31 @@ pub(crate) fn open(url: &str) -> Result<PgBackend> {
         .connection_customizer(Box::new(Session))
         .build(manager)
         .map_err(|e| unavailable(e.to_string()))?;
-    Ok(PgBackend { pool, target })
+    Ok(PgBackend::over(pool, target))
+}
+
+/// The dimension the HNSW index covers (all-MiniLM-L6-v2's); others are scanned exactly.
+pub const HNSW_DIM: usize = 384;
+
+/// The store's health for `doctor`: PostgreSQL checks its own pages, so `quick_check` is
+/// `ok` when the counts can be read; the text index lives in `memory_text`.
+pub(crate) fn health(db: &mut dyn super::Db) -> Result<crate::storage::rows::Health> {
+    use crate::storage::rows::{Health, IndexGaps};
+    let n = |db: &mut dyn super::Db, sql: &str| super::count(db, sql, &[]);
+    let memories = n(db, "SELECT count(*) FROM memories")?;
+    let live_memories = n(db, "SELECT count(*) FROM memories WHERE tier != 'trash'")?;
+    let text_rows = n(db, "SELECT count(*) FROM memory_text")?;
+    Ok(Health {
+        quick_check: "ok".to_string(),
+        schema_version: super::maintenance::schema_version(db)?,
+        memories,
+        live_memories,
+        fts_words: Some(text_rows),
+        fts_grams: None,
+        words_gaps: IndexGaps::default(),
+        grams_gaps: IndexGaps::default(),
+        vectors: super::embeddings::sets(db)?,
+    })
 }
 
 /// Settings every pooled connection starts with.

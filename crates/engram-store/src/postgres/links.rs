@@ -90,3 +90,30 @@ pub(crate) fn among(db: &mut dyn Db, ids: &[MemoryId]) -> Result<Vec<LinkView>> 
         &[&ids],
     )?))
 }
+
+/// The links that start at `id`, by destination then kind.
+pub(crate) fn from(db: &mut dyn Db, id: MemoryId) -> Result<Vec<LinkView>> {
+    Ok(views(db.query(
+        "SELECT src, dst, kind, weight FROM links WHERE src = $1 ORDER BY dst, kind COLLATE \"C\"",
+        &[&id],
+    )?))
+}
+
+/// Deletes one link; whether there was one.
+pub(crate) fn delete(
+    db: &mut dyn Db,
+    src: MemoryId,
+    dst: MemoryId,
+    kind: LinkKind,
+) -> Result<bool> {
+    Ok(db.execute(
+        "DELETE FROM links WHERE src = $1 AND dst = $2 AND kind = $3",
+        &[&src, &dst, &kind.as_str()],
+    )? > 0)
+}
+
+/// Deletes every link from or to a memory (a purge, before its row goes).
+pub(crate) fn delete_around(db: &mut dyn Db, id: MemoryId) -> Result<()> {
+    db.execute("DELETE FROM links WHERE src = $1 OR dst = $1", &[&id])?;
+    Ok(())
+}

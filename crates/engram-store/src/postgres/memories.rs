@@ -475,3 +475,54 @@ pub(crate) fn newest_in_room(db: &mut dyn Db, room: &str) -> Result<Option<Milli
     )?
     .and_then(|r| r.get(0)))
 }
+
+/// Inserts a memory row under `id` (an import keeping a source's ids; the caller checked
+/// it free) and moves the id sequence past it, so later inserts never collide.
+pub(crate) fn insert_with_id(db: &mut dyn Db, id: MemoryId, m: &NewMemory) -> Result<MemoryId> {
+    let row = opt(
+        db,
+        "INSERT INTO memories (id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
+                               created_at, updated_at, valid_from, valid_to, source, session_id, metadata,
+                               content_hash, review_after)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+         RETURNING id",
+        &[
+            &id,
+            &m.uid,
+            &m.content,
+            &m.title,
+            &m.kind.as_str(),
+            &m.importance,
+            &tags_json(&m.tags),
+            &m.room,
+            &m.topic_key,
+            &m.pinned,
+            &m.tier.as_str(),
+            &m.created_at,
+            &m.updated_at,
+            &m.valid_from,
+            &m.valid_to,
+            &m.source,
+            &m.session_id,
+            &m.metadata.to_string(),
+            &content_hash(&m.content),
+            &m.review_after,
+        ],
+    )?;
+    db.execute(
+        "SELECT setval(pg_get_serial_sequence('memories', 'id'), greatest($1, (SELECT max(id) FROM memories)))",
+        &[&id],
+    )?;
+    Ok(row.expect("INSERT … RETURNING returns the row").get(0))
+}
+
+/// Active episodes created before `before`, in `rooms` (every room when empty).
+pub(crate) fn old_episodes(db: &mut dyn Db, before: Millis, rooms: &[String]) -> Result<u64> {
+    let rooms: Option<Vec<String>> = (!rooms.is_empty()).then(|| rooms.to_vec());
+    count(
+        db,
+        "SELECT count(*) FROM memories WHERE tier = 'active' AND kind = 'episode' AND created_at < $1
+           AND ($2::text[] IS NULL OR room = ANY($2))",
+        &[&before, &rooms],
+    )
+}

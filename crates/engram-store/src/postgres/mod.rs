@@ -33,18 +33,25 @@ mod memories;
 mod reads;
 mod revisions;
 mod sessions;
+mod tables;
+mod vault_files;
 
 pub use candidates::PgCandidates;
 
+use crate::storage::candidates::{CandidateSource, Filter};
 use crate::storage::rows::*;
 use crate::storage::{Backend, Tx};
 use crate::{Error, Result};
-use engram_core::{Memory, MemoryId, Millis};
+use engram_core::scoring::{Candidates, Edge};
+use engram_core::text::QueryPlan;
+use engram_core::{LinkKind, Memory, MemoryId, Millis};
 use postgres::types::ToSql;
 use postgres::{Client, IsolationLevel, Row, Transaction};
 use r2d2_postgres::PostgresConnectionManager;
 use r2d2_postgres::r2d2;
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
 
 /// The parameters of one statement.
 pub(crate) type Params<'a> = [&'a (dyn ToSql + Sync)];
@@ -93,6 +100,10 @@ pub struct PgBackend {
     pool: r2d2::Pool<PostgresConnectionManager<postgres::NoTls>>,
     /// `host:port/db`, for messages (never the password).
     target: String,
+    /// The loaded model whose vectors recall searches (set by `prepare_vectors`).
+    model: Option<(String, usize)>,
+    /// Whether commits wait for the write-ahead log on disk (`synchronous_commit`).
+    durable: bool,
 }
 
 impl std::fmt::Debug for PgBackend {
@@ -147,6 +158,24 @@ impl PgBackend {
         }
     }
 
+    /// A backend over a pool already made and migrated (see `db.rs`).
+    pub(crate) fn over(
+        pool: r2d2::Pool<PostgresConnectionManager<postgres::NoTls>>,
+        target: String,
+    ) -> PgBackend {
+        PgBackend {
+            pool,
+            target,
+            model: None,
+            durable: true,
+        }
+    }
+
+    /// The candidate sources with the model `prepare_vectors` set.
+    fn current(&self) -> PgCandidates<'_> {
+        self.candidates(self.model.as_ref().map(|(m, _)| m.as_str()))
+    }
+
     pub(crate) fn client(
         &self,
     ) -> Result<r2d2::PooledConnection<PostgresConnectionManager<postgres::NoTls>>> {
@@ -169,10 +198,13 @@ impl PgBackend {
 
     fn write_once(&self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         let mut client = self.client()?;
-        let tx = client
+        let mut tx = client
             .build_transaction()
             .isolation_level(IsolationLevel::Serializable)
             .start()?;
+        if !self.durable {
+            tx.batch_execute("SET LOCAL synchronous_commit = off")?;
+        }
         let mut t = PgTx {
             tx: RefCell::new(tx),
         };
@@ -194,8 +226,9 @@ pub(crate) fn is_retryable(e: &Error) -> bool {
     }
 }
 
-impl Backend for PgBackend {
-    fn write(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
+impl PgBackend {
+    /// [`Backend::write`]: one transaction, run again on a serialisation failure.
+    fn write_retrying(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -212,16 +245,109 @@ impl Backend for PgBackend {
     }
 }
 
+impl Backend for PgBackend {
+    fn write(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
+        self.write_retrying(f)
+    }
+
+    fn set_durable(&mut self, durable: bool) -> Result<()> {
+        self.durable = durable;
+        Ok(())
+    }
+
+    /// pgvector's index is always current: nothing to load, only the model to remember.
+    fn prepare_vectors(&mut self, model: Option<VectorModel<'_>>) -> Result<bool> {
+        self.model = model.map(|m| (m.model.to_string(), m.dim));
+        match model {
+            Some(m) => Ok(self.with(|db| embeddings::embedded_count(db, m))? > 0),
+            None => Ok(false),
+        }
+    }
+
+    fn forget_vectors(&mut self) {
+        self.model = None;
+    }
+
+    fn vector_search(&self, model: VectorModel<'_>) -> &'static str {
+        if model.dim == db::HNSW_DIM {
+            "hnsw"
+        } else {
+            "exact"
+        }
+    }
+
+    /// A server database is copied with its own tools, not as a file.
+    fn copy_to(&self, target: &Path) -> Result<()> {
+        Err(Error::Unavailable {
+            target: self.target.clone(),
+            message: format!(
+                "a PostgreSQL store is not copied to a file ({}); back it up with pg_dump (and restore with pg_restore)",
+                target.display()
+            ),
+        })
+    }
+
+    fn health(&self) -> Result<Health> {
+        self.with(db::health)
+    }
+}
+
+impl CandidateSource for PgBackend {
+    fn lexical(
+        &self,
+        plan: &QueryPlan,
+        filter: &Filter,
+        k: usize,
+        extra_substrings: &[String],
+    ) -> Result<Candidates> {
+        self.current().lexical(plan, filter, k, extra_substrings)
+    }
+    fn coverage(
+        &self,
+        plan: &QueryPlan,
+        ids: &[MemoryId],
+        partial: bool,
+    ) -> Result<HashMap<MemoryId, f64>> {
+        self.current().coverage(plan, ids, partial)
+    }
+    fn vector(&self, query: &[f32], filter: &Filter, k: usize) -> Result<Candidates> {
+        self.current().vector(query, filter, k)
+    }
+    fn cosines(&self, query: &[f32], ids: &[MemoryId]) -> Result<HashMap<MemoryId, f64>> {
+        self.current().cosines(query, ids)
+    }
+    fn vectors(&self, ids: &[MemoryId]) -> Result<HashMap<MemoryId, Vec<f32>>> {
+        self.current().vectors(ids)
+    }
+    fn links_around(&self, seeds: &[MemoryId], hops: usize, filter: &Filter) -> Result<Vec<Edge>> {
+        self.current().links_around(seeds, hops, filter)
+    }
+}
+
 impl Tx for PgTx<'_> {
+    fn insert_memory_with_id(&mut self, id: MemoryId, m: &NewMemory) -> Result<MemoryId> {
+        memories::insert_with_id(self.tx.get_mut(), id, m)
+    }
+    fn insert_rows(&mut self, rows: &[StoredRow]) -> Result<Vec<bool>> {
+        tables::insert_rows(self.tx.get_mut(), rows)
+    }
+    fn delete_link(&mut self, src: MemoryId, dst: MemoryId, kind: LinkKind) -> Result<bool> {
+        links::delete(self.tx.get_mut(), src, dst, kind)
+    }
+    fn write_vault_file(&mut self, w: &VaultFileWrite<'_>) -> Result<()> {
+        vault_files::write(self.tx.get_mut(), w)
+    }
     fn insert_memory(&mut self, m: &NewMemory) -> Result<MemoryId> {
         memories::insert(self.tx.get_mut(), m)
     }
     fn patch_memory(&mut self, id: MemoryId, patch: &MemoryPatch) -> Result<bool> {
         memories::patch(self.tx.get_mut(), id, patch)
     }
-    /// Events, links, text rows, vectors, revisions, evidence and judgments go with the row
-    /// (`ON DELETE CASCADE`).
+    /// Links go first, explicitly, so the change log records them before the row (as
+    /// SQLite's does); events, text rows, vectors, revisions, evidence and judgments go
+    /// with the row (`ON DELETE CASCADE`).
     fn delete_memory(&mut self, id: MemoryId) -> Result<()> {
+        links::delete_around(self.tx.get_mut(), id)?;
         memories::delete(self.tx.get_mut(), id)
     }
     fn index_text(

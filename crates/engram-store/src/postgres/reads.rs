@@ -2,7 +2,10 @@
 //! transaction (its own writes visible), written once as a macro over [`WithDb`].
 
 use super::{PgBackend, PgTx, WithDb};
-use super::{events, evidence, links, maintenance, memories, revisions, sessions};
+use super::{
+    embeddings, events, evidence, links, maintenance, memories, revisions, sessions, tables,
+    vault_files,
+};
 use crate::Result;
 use crate::storage::Reads;
 use crate::storage::rows::*;
@@ -224,6 +227,40 @@ macro_rules! pg_reads {
             }
             fn maintenance_runs(&self, limit: usize) -> Result<Vec<String>> {
                 self.with(|db| maintenance::runs(db, limit))
+            }
+            fn old_episodes(&self, before: Millis, rooms: &[String]) -> Result<u64> {
+                self.with(|db| memories::old_episodes(db, before, rooms))
+            }
+            fn rows_after(
+                &self,
+                section: Section,
+                after: Option<&RowKey>,
+                limit: usize,
+            ) -> Result<RowPage> {
+                self.with(|db| tables::rows_after(db, section, after, limit))
+            }
+            fn links_from(&self, id: MemoryId) -> Result<Vec<LinkView>> {
+                self.with(|db| links::from(db, id))
+            }
+            fn last_change(&self) -> Result<i64> {
+                self.with(vault_files::last_change)
+            }
+            fn changes(&self, after: i64, upto: i64, limit: usize) -> Result<Vec<Change>> {
+                self.with(|db| vault_files::changes(db, after, upto, limit))
+            }
+            fn vault_files(&self, uid: Option<&str>) -> Result<Vec<VaultFile>> {
+                self.with(|db| vault_files::files(db, uid))
+            }
+            fn missing_embeddings(
+                &self,
+                model: VectorModel<'_>,
+                after: MemoryId,
+                limit: usize,
+            ) -> Result<Vec<(MemoryId, String)>> {
+                self.with(|db| embeddings::missing(db, model, after, limit))
+            }
+            fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
+                self.with(|db| embeddings::embedded_count(db, model))
             }
         }
     };

@@ -3,8 +3,8 @@
 //! link walk ([`super::graph`]), over one borrowed connection.
 
 use super::vector_index::VectorIndex;
+use crate::Result;
 use crate::storage::candidates::{CandidateSource, Filter};
-use crate::{Result, Store};
 use engram_core::MemoryId;
 use engram_core::scoring::{Candidates, Edge};
 use engram_core::text::QueryPlan;
@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use std::collections::HashMap;
 
 /// The candidate sources of one open store: its connection and its vector index (the
-/// loaded model's vectors as of the last [`Store::refresh_index`]).
+/// loaded model's vectors as of the last refresh).
 pub(crate) struct SqliteCandidates<'a> {
     pub(crate) conn: &'a Connection,
     pub(crate) index: Option<&'a VectorIndex>,
@@ -59,50 +59,26 @@ impl CandidateSource for SqliteCandidates<'_> {
             .collect())
     }
 
+    fn vectors(&self, ids: &[MemoryId]) -> Result<HashMap<MemoryId, Vec<f32>>> {
+        Ok(ids
+            .iter()
+            .filter_map(|id| Some((*id, self.vector_of(*id)?)))
+            .collect())
+    }
+
     fn links_around(&self, seeds: &[MemoryId], hops: usize, filter: &Filter) -> Result<Vec<Edge>> {
         self.edges_around(seeds, hops, filter)
     }
 }
 
-impl Store {
-    /// This store's candidate sources, as they stand (call [`Store::refresh_index`] first
-    /// for other processes' vectors).
+impl super::SqliteBackend {
+    /// This backend's candidate sources, as they stand (refresh the index first for other
+    /// processes' vectors).
     pub(crate) fn candidates(&self) -> SqliteCandidates<'_> {
         SqliteCandidates {
             conn: &self.conn,
             index: self.index.as_ref(),
             bm25_scale: self.config.bm25_scale,
         }
-    }
-
-    /// Lexical candidates (see [`CandidateSource::lexical`]), for resolution's neighbours.
-    pub(crate) fn lexical_candidates(
-        &self,
-        plan: &QueryPlan,
-        filter: &Filter,
-        k: usize,
-        extra_substrings: &[String],
-    ) -> Result<Candidates> {
-        self.candidates().lexical(plan, filter, k, extra_substrings)
-    }
-
-    /// Vector candidates (see [`CandidateSource::vector`]), for resolution's neighbours.
-    pub(crate) fn vector_candidates(
-        &self,
-        query: &[f32],
-        filter: &Filter,
-        k: usize,
-    ) -> Result<Vec<(MemoryId, f64)>> {
-        self.candidates().vector_candidates(query, filter, k)
-    }
-
-    /// The query's cosine with a memory's vector, when both exist.
-    pub(crate) fn cosine_with(&self, query: &[f32], id: MemoryId) -> Option<f32> {
-        self.candidates().cosine_with(query, id)
-    }
-
-    /// A memory's exact vector of the loaded model, if there is one (consolidation).
-    pub(crate) fn vector_of(&self, id: MemoryId) -> Option<Vec<f32>> {
-        self.candidates().vector_of(id)
     }
 }

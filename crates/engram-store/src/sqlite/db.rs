@@ -350,3 +350,17 @@ pub fn create_private_dir(dir: &Path) -> Result<()> {
         source,
     })
 }
+
+/// A consistent copy of an open database (one read transaction) into a new file.
+pub(crate) fn vacuum_into(conn: &Connection, target: &Path) -> Result<()> {
+    let t = target.to_str().ok_or_else(|| {
+        engram_core::InputError::new("path", format!("{} is not valid UTF-8", target.display()))
+    })?;
+    conn.execute("VACUUM INTO ?1", [t])?;
+    // VACUUM INTO writes without syncing (unless synchronous is set on a fresh connection):
+    // make the copy durable before anyone relies on it.
+    std::fs::File::open(target)
+        .and_then(|f| f.sync_all())
+        .map_err(|source| Error::io(target, source))?;
+    Ok(())
+}

@@ -139,3 +139,45 @@ pub(crate) fn recall_hits_per_day(conn: &Connection, since: Millis) -> Result<Ve
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// Events of the memories after `after`, by memory then id, whole memories to a page of
+/// at least `limit` rows (see [`crate::storage::rows::RowKey::Memory`]).
+pub(crate) fn page(
+    conn: &Connection,
+    after: MemoryId,
+    limit: usize,
+) -> Result<Vec<(MemoryId, crate::storage::rows::EventRow)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT memory_id, kind, weight, at, session_id, detail FROM events
+         WHERE memory_id > ?1 AND memory_id <= coalesce(
+             (SELECT memory_id FROM events WHERE memory_id > ?1 ORDER BY memory_id LIMIT 1 OFFSET ?2),
+             9223372036854775807)
+         ORDER BY memory_id, id",
+    )?;
+    let rows = stmt.query_map(params![after, limit.max(1) as i64 - 1], |r| {
+        Ok((
+            r.get(0)?,
+            crate::storage::rows::EventRow {
+                kind: r.get(1)?,
+                weight: r.get(2)?,
+                at: r.get(3)?,
+                session_id: r.get(4)?,
+                detail: r.get(5)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Appends an event as given (an import: the kind was checked by the caller).
+pub(crate) fn insert_row(
+    conn: &Connection,
+    memory_id: MemoryId,
+    e: &crate::storage::rows::EventRow,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO events (memory_id, kind, weight, at, session_id, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![memory_id, e.kind, e.weight, e.at, e.session_id, e.detail])?;
+    Ok(())
+}

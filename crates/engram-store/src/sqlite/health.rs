@@ -2,40 +2,10 @@
 //! full-text indexes match the memories, which vectors it holds, and the count of old
 //! episodes the consolidation nudge watches.
 
-use crate::{Result, Store};
-use engram_core::Millis;
+use crate::Result;
 use rusqlite::params;
 
-/// A store's health, as read (nothing is repaired here).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Health {
-    /// `ok`, or the first problems `PRAGMA quick_check` reports.
-    pub quick_check: String,
-    pub schema_version: i64,
-    /// Rows in `memories` (every tier: the indexes hold every memory).
-    pub memories: u64,
-    /// Memories outside the trash.
-    pub live_memories: u64,
-    /// Rows in the word and trigram full-text indexes, `None` when a table is missing.
-    pub fts_words: Option<u64>,
-    pub fts_grams: Option<u64>,
-    /// What each index lacks or holds in excess. A memory has a gram row only when its
-    /// text has a CJK run (and a word row only when it has a word), so the row counts
-    /// alone cannot say whether an index is whole: an English store has no gram rows.
-    pub words_gaps: IndexGaps,
-    pub grams_gaps: IndexGaps,
-    /// Vectors held, by model and dimension.
-    pub vectors: Vec<VectorSet>,
-}
-
-/// One full-text index measured against the memories.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct IndexGaps {
-    /// Memories whose title, text or tags hold something for this index but that have no row.
-    pub missing: u64,
-    /// Rows whose memory no longer exists.
-    pub orphans: u64,
-}
+pub use crate::storage::rows::{Health, IndexGaps, VectorSet};
 
 /// Which index a gap count is for.
 #[derive(Clone, Copy)]
@@ -63,16 +33,9 @@ impl Index {
     }
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct VectorSet {
-    pub model: String,
-    pub dim: usize,
-    pub count: u64,
-}
-
-impl Store {
+impl super::SqliteBackend {
     /// Reads the store's health. Costs a full scan of the file (`quick_check`).
-    pub fn health(&self) -> Result<Health> {
+    pub(crate) fn read_health(&self) -> Result<Health> {
         let mut problems = Vec::new();
         {
             let mut st = self.conn.prepare("PRAGMA quick_check(5)")?;
@@ -180,26 +143,5 @@ impl Store {
             |r| r.get::<_, i64>(0),
         )? as u64;
         Ok(IndexGaps { missing, orphans })
-    }
-
-    /// Active episodes created before `before` (Unix ms), in `rooms` (all rooms when empty).
-    pub fn count_old_episodes(&self, before: Millis, rooms: &[String]) -> Result<u64> {
-        let mut n = 0u64;
-        if rooms.is_empty() {
-            n = self.conn.query_row(
-                "SELECT count(*) FROM memories WHERE tier = 'active' AND kind = 'episode' AND created_at < ?1",
-                params![before],
-                |r| r.get::<_, i64>(0),
-            )? as u64;
-        } else {
-            for room in rooms {
-                n += self.conn.query_row(
-                    "SELECT count(*) FROM memories WHERE tier = 'active' AND kind = 'episode' AND created_at < ?1 AND room = ?2",
-                    params![before, room],
-                    |r| r.get::<_, i64>(0),
-                )? as u64;
-            }
-        }
-        Ok(n)
     }
 }

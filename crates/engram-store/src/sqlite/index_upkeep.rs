@@ -2,30 +2,32 @@
 //! `seq`), the saved HNSW index's adoption, background build and periodic save, and the
 //! diagnostics `stats` and `engram bench` read.
 
+use super::SqliteBackend;
 use super::embeddings::from_blob;
 #[cfg(feature = "ann")]
 use super::vector_index::{BUILD_RETRY, Backing};
 use super::vector_index::{Flat, VectorIndex};
-use crate::{Result, Store};
+use crate::Result;
+use crate::storage::rows::VectorModel;
 use engram_core::MemoryId;
 use rusqlite::{OptionalExtension, params};
 use std::collections::HashSet;
 
-impl Store {
+impl SqliteBackend {
     /// Loads vectors written since the last look (by this or another process), adopting a
     /// finished background build, saving a grown HNSW index, and starting a build when a
     /// long-running process crosses the threshold.
-    pub(crate) fn refresh_index(&mut self) -> Result<()> {
-        let Some(e) = &self.embedder else {
+    pub(crate) fn refresh_index(&mut self, model: Option<VectorModel<'_>>) -> Result<()> {
+        let Some(m) = model else {
             self.index = None;
             return Ok(());
         };
-        let (model, dim) = (e.model_id().to_string(), e.dim());
+        let (model, dim) = (m.model.to_string(), m.dim);
         let generation = self.store_generation()?;
         if self
             .index
             .as_ref()
-            .is_some_and(|i| i.generation != generation)
+            .is_some_and(|i| i.generation != generation || i.model != model || i.dim != dim)
         {
             self.index = None;
         }
@@ -252,15 +254,18 @@ impl Store {
     /// Lets this store build the HNSW index in a background thread once the threshold is
     /// crossed (long-running servers). Short-lived processes leave it off: they use a saved
     /// index when there is one and scan exactly otherwise.
-    pub fn set_background_index(&mut self, on: bool) {
+    pub(crate) fn set_background_index(&mut self, on: bool) {
         self.background_index = on;
     }
 
     /// Builds and saves the HNSW index now if the store has at least `ann_threshold` vectors
     /// of the loaded model (`engram reindex`); returns how many it indexed, `None` when the
     /// store is below the threshold, has no model, or the build lacks the `ann` feature.
-    pub fn build_vector_index(&mut self) -> Result<Option<usize>> {
-        self.refresh_index()?;
+    pub(crate) fn build_vector_index(
+        &mut self,
+        model: Option<VectorModel<'_>>,
+    ) -> Result<Option<usize>> {
+        self.refresh_index(model)?;
         #[cfg(feature = "ann")]
         {
             let threshold = self.config.ann_threshold;
@@ -277,7 +282,7 @@ impl Store {
             index.last_seq = seq;
             index.unsaved = 0;
             index.building = None;
-            self.refresh_index()?;
+            self.refresh_index(model)?;
             Ok(Some(n))
         }
         #[cfg(not(feature = "ann"))]
@@ -287,12 +292,13 @@ impl Store {
     /// How often the index's top `k` for each query agree with an exact scan of every
     /// stored vector (recall@k of the HNSW index, 1.0 for the exact scan): a diagnostic for
     /// `engram bench`, reading all vectors once.
-    pub fn vector_index_agreement(
+    pub(crate) fn vector_index_agreement(
         &mut self,
+        model: Option<VectorModel<'_>>,
         queries: &[Vec<f32>],
         k: usize,
     ) -> Result<Option<f64>> {
-        self.refresh_index()?;
+        self.refresh_index(model)?;
         let Some(index) = &self.index else {
             return Ok(None);
         };
@@ -325,8 +331,25 @@ impl Store {
         Ok((total > 0).then(|| agree as f64 / total as f64))
     }
 
-    /// How the loaded model's vectors are searched: `(vectors, approximate)`.
-    pub fn vector_search_state(&self) -> Option<(usize, bool)> {
-        self.index.as_ref().map(|i| (i.len(), i.approximate()))
+    /// Whether `model`'s vectors are searched through the HNSW index (loaded, or saved and
+    /// fitting when nothing is loaded yet).
+    pub(super) fn hnsw_in_use(&self, model: &str, dim: usize) -> bool {
+        match &self.index {
+            Some(i) => i.approximate(),
+            #[cfg(feature = "ann")]
+            None => {
+                self.config.ann_threshold > 0
+                    && super::ann::saved_meta(&self.path).is_some_and(|m| {
+                        m.model == model
+                            && m.dim == dim
+                            && m.quantization == self.config.ann_quantization
+                    })
+            }
+            #[cfg(not(feature = "ann"))]
+            None => {
+                let _ = (model, dim);
+                false
+            }
+        }
     }
 }

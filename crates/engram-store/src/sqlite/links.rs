@@ -2,7 +2,7 @@
 //! semantic, co-recall, supersedes, derived-from, the judged relations).
 
 use crate::Result;
-use crate::storage::rows::{LinkView, LinkWeight, LinkWrite};
+use crate::storage::rows::{LinkRow, LinkView, LinkWeight, LinkWrite};
 use engram_core::{LinkKind, MemoryId};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -106,4 +106,93 @@ pub(crate) fn among(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<LinkView>
         }
     }
     Ok(out)
+}
+
+/// The links that start at `id`, by destination then kind.
+pub(crate) fn from(conn: &Connection, id: MemoryId) -> Result<Vec<LinkView>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT dst, kind, weight FROM links WHERE src = ?1 ORDER BY dst, kind")?;
+    let mut links = Vec::new();
+    for row in stmt.query_map([id], |r| Ok((r.get(0)?, r.get::<_, String>(1)?, r.get(2)?)))? {
+        let (dst, kind, weight) = row?;
+        if let Ok(kind) = LinkKind::parse(&kind) {
+            links.push(LinkView {
+                src: id,
+                dst,
+                kind,
+                weight,
+            });
+        }
+    }
+    Ok(links)
+}
+
+/// Deletes one link; whether there was one.
+pub(crate) fn delete(
+    conn: &Connection,
+    src: MemoryId,
+    dst: MemoryId,
+    kind: LinkKind,
+) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("DELETE FROM links WHERE src = ?1 AND dst = ?2 AND kind = ?3")?
+        .execute(params![src, dst, kind.as_str()])?
+        > 0)
+}
+
+/// Links after `(src, dst, kind)`, in that order (export).
+pub(crate) fn page(
+    conn: &Connection,
+    after: Option<(MemoryId, MemoryId, &str)>,
+    limit: usize,
+) -> Result<Vec<LinkRow<MemoryId>>> {
+    let (s, d, k) = after.unwrap_or((MemoryId::MIN, MemoryId::MIN, ""));
+    let mut stmt = conn.prepare_cached(
+        "SELECT src, dst, kind, weight, created_at, updated_at, note FROM links
+         WHERE (src, dst, kind) > (?1, ?2, ?3) ORDER BY src, dst, kind LIMIT ?4",
+    )?;
+    let mut out = Vec::new();
+    let rows = stmt.query_map(params![s, d, k, limit as i64], |r| {
+        Ok((
+            r.get::<_, MemoryId>(0)?,
+            r.get::<_, MemoryId>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, f64>(3)?,
+            r.get::<_, i64>(4)?,
+            r.get::<_, i64>(5)?,
+            r.get::<_, Option<String>>(6)?,
+        ))
+    })?;
+    for row in rows {
+        let (src, dst, kind, weight, created_at, updated_at, note) = row?;
+        out.push(LinkRow {
+            src,
+            dst,
+            kind: LinkKind::parse(&kind)?,
+            weight,
+            created_at,
+            updated_at,
+            note,
+        });
+    }
+    Ok(out)
+}
+
+/// Inserts a link as given unless one of its kind joins the same two; whether it was stored.
+pub(crate) fn insert_row(conn: &Connection, l: &LinkRow<MemoryId>) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO links (src, dst, kind, weight, created_at, updated_at, note)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            l.src,
+            l.dst,
+            l.kind.as_str(),
+            l.weight,
+            l.created_at,
+            l.updated_at,
+            l.note
+        ])?
+        > 0)
 }

@@ -520,3 +520,39 @@ pub(crate) fn newest_in_room(conn: &Connection, room: &str) -> Result<Option<Mil
         |r| r.get(0),
     )?)
 }
+
+/// Memories after id `after` with their review dates, by id (export, the vault's full sync).
+pub(crate) fn page(
+    conn: &Connection,
+    after: MemoryId,
+    limit: usize,
+) -> Result<Vec<(Memory, Option<Millis>)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, review_after FROM memories WHERE id > ?1 ORDER BY id LIMIT ?2"
+    ))?;
+    let rows = stmt.query_map(params![after, limit as i64], |r| {
+        Ok((from_row(r)?, r.get::<_, Option<Millis>>(18)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Active episodes created before `before`, in `rooms` (every room when empty).
+pub(crate) fn old_episodes(conn: &Connection, before: Millis, rooms: &[String]) -> Result<u64> {
+    let mut n = 0u64;
+    if rooms.is_empty() {
+        n = conn.query_row(
+            "SELECT count(*) FROM memories WHERE tier = 'active' AND kind = 'episode' AND created_at < ?1",
+            params![before],
+            |r| r.get::<_, i64>(0),
+        )? as u64;
+    } else {
+        for room in rooms {
+            n += conn.query_row(
+                "SELECT count(*) FROM memories WHERE tier = 'active' AND kind = 'episode' AND created_at < ?1 AND room = ?2",
+                params![before, room],
+                |r| r.get::<_, i64>(0),
+            )? as u64;
+        }
+    }
+    Ok(n)
+}

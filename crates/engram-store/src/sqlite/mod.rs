@@ -16,6 +16,7 @@
 
 #[cfg(feature = "ann")]
 pub(crate) mod ann;
+mod backend;
 pub(crate) mod candidates;
 pub(crate) mod db;
 pub(crate) mod embeddings;
@@ -33,17 +34,20 @@ pub(crate) mod memories;
 pub(crate) mod revisions;
 pub mod seed_c;
 pub(crate) mod sessions;
+mod tables;
+mod vault_files;
 mod vector_index;
 mod vector_search;
 
-pub(crate) use vector_index::{VectorIndex, forget_saved_index};
+pub use backend::SqliteBackend;
+pub(crate) use vector_index::forget_saved_index;
 
 use crate::Result;
 use crate::storage::rows::*;
-use crate::storage::{Backend, Reads, Tx};
+use crate::storage::{Reads, Tx};
 use engram_core::dynamics::Trace;
 use engram_core::memory::IdRef;
-use engram_core::{Memory, MemoryId, Millis};
+use engram_core::{LinkKind, Memory, MemoryId, Millis};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 use std::collections::{BTreeMap, HashMap};
 
@@ -69,14 +73,16 @@ impl Conn for SqliteTx<'_> {
     }
 }
 
-impl Backend for Connection {
-    fn write(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
-        let tx = self.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut t = SqliteTx { tx };
-        f(&mut t)?;
-        t.tx.commit()?;
-        Ok(())
-    }
+/// Runs `f` in one `BEGIN IMMEDIATE` transaction of `conn` and commits it.
+pub(crate) fn write(
+    conn: &mut Connection,
+    f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>,
+) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut t = SqliteTx { tx };
+    f(&mut t)?;
+    t.tx.commit()?;
+    Ok(())
 }
 
 /// Switches commit durability: `synchronous = FULL` (every commit is on disk when it
@@ -285,6 +291,40 @@ impl<T: Conn> Reads for T {
     fn maintenance_runs(&self, limit: usize) -> Result<Vec<String>> {
         maintenance::runs(self.conn(), limit)
     }
+    fn old_episodes(&self, before: Millis, rooms: &[String]) -> Result<u64> {
+        memories::old_episodes(self.conn(), before, rooms)
+    }
+    fn rows_after(
+        &self,
+        section: Section,
+        after: Option<&RowKey>,
+        limit: usize,
+    ) -> Result<RowPage> {
+        tables::rows_after(self.conn(), section, after, limit)
+    }
+    fn links_from(&self, id: MemoryId) -> Result<Vec<LinkView>> {
+        links::from(self.conn(), id)
+    }
+    fn last_change(&self) -> Result<i64> {
+        vault_files::last_change(self.conn())
+    }
+    fn changes(&self, after: i64, upto: i64, limit: usize) -> Result<Vec<Change>> {
+        vault_files::changes(self.conn(), after, upto, limit)
+    }
+    fn vault_files(&self, uid: Option<&str>) -> Result<Vec<VaultFile>> {
+        vault_files::files(self.conn(), uid)
+    }
+    fn missing_embeddings(
+        &self,
+        model: VectorModel<'_>,
+        after: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, String)>> {
+        embeddings::missing(self.conn(), model, after, limit)
+    }
+    fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
+        embeddings::embedded_count(self.conn(), model)
+    }
 }
 
 impl Tx for SqliteTx<'_> {
@@ -382,5 +422,17 @@ impl Tx for SqliteTx<'_> {
     }
     fn prune_changes(&mut self, all: bool) -> Result<()> {
         maintenance::prune_changes(&self.tx, all)
+    }
+    fn insert_memory_with_id(&mut self, id: MemoryId, m: &NewMemory) -> Result<MemoryId> {
+        memories::insert_with_id(&self.tx, Some(id), m)
+    }
+    fn insert_rows(&mut self, rows: &[StoredRow]) -> Result<Vec<bool>> {
+        tables::insert_rows(&self.tx, rows)
+    }
+    fn delete_link(&mut self, src: MemoryId, dst: MemoryId, kind: LinkKind) -> Result<bool> {
+        links::delete(&self.tx, src, dst, kind)
+    }
+    fn write_vault_file(&mut self, w: &VaultFileWrite<'_>) -> Result<()> {
+        vault_files::write(&self.tx, w)
     }
 }

@@ -3,7 +3,7 @@
 //! over time.
 
 use crate::Result;
-use crate::storage::rows::{Judgment, Revision, Verdict};
+use crate::storage::rows::{Judgment, JudgmentRow, Revision, RevisionRow, Verdict};
 use engram_core::{Memory, MemoryId, Millis};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -184,4 +184,118 @@ pub(crate) fn pending_judgments(conn: &Connection, limit: usize) -> Result<Vec<J
     )?;
     let rows = stmt.query_map([limit as i64], judgment_from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Revisions of the memories after `after`, by memory then id, whole memories to a page.
+pub(crate) fn page(
+    conn: &Connection,
+    after: MemoryId,
+    limit: usize,
+) -> Result<Vec<(MemoryId, RevisionRow)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT memory_id, content, title, kind, importance, tags, reason, at, session_id FROM revisions
+         WHERE memory_id > ?1 AND memory_id <= coalesce(
+             (SELECT memory_id FROM revisions WHERE memory_id > ?1 ORDER BY memory_id LIMIT 1 OFFSET ?2),
+             9223372036854775807)
+         ORDER BY memory_id, id",
+    )?;
+    let rows = stmt.query_map(params![after, limit.max(1) as i64 - 1], |r| {
+        let tags: String = r.get(5)?;
+        Ok((
+            r.get(0)?,
+            RevisionRow {
+                content: r.get(1)?,
+                title: r.get(2)?,
+                kind: r.get(3)?,
+                importance: r.get(4)?,
+                tags: serde_json::from_str(&tags).unwrap_or_default(),
+                reason: r.get(6)?,
+                at: r.get(7)?,
+                session_id: r.get(8)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Inserts a revision as given (an import).
+pub(crate) fn insert_row(conn: &Connection, memory_id: MemoryId, r: &RevisionRow) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO revisions (memory_id, content, title, kind, importance, tags, reason, at, session_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        memory_id,
+        r.content,
+        r.title,
+        r.kind,
+        r.importance,
+        serde_json::to_string(&r.tags).expect("tags serialise"),
+        r.reason,
+        r.at,
+        r.session_id
+    ])?;
+    Ok(())
+}
+
+/// Judgments after id `after`, by id, whole rows (export).
+pub(crate) fn judgment_page(
+    conn: &Connection,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<(i64, JudgmentRow<MemoryId>)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind,
+                model, session_id, created_at, updated_at FROM judgments WHERE id > ?1 ORDER BY id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![after, limit as i64], |r| {
+        Ok((
+            r.get(0)?,
+            JudgmentRow {
+                uid: r.get(1)?,
+                src: r.get(2)?,
+                dst: r.get(3)?,
+                relation: r.get(4)?,
+                status: r.get(5)?,
+                score: r.get(6)?,
+                reason: r.get(7)?,
+                evidence: r.get(8)?,
+                confidence: r.get(9)?,
+                actor: r.get(10)?,
+                actor_kind: r.get(11)?,
+                model: r.get(12)?,
+                session_id: r.get(13)?,
+                created_at: r.get(14)?,
+                updated_at: r.get(15)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Inserts a judgment as given unless its uid is there; whether it was stored.
+pub(crate) fn insert_judgment_row(conn: &Connection, j: &JudgmentRow<MemoryId>) -> Result<bool> {
+    let n = conn.prepare_cached(
+        "INSERT OR IGNORE INTO judgments (uid, src, dst, relation, status, score, reason, evidence, confidence,
+                                         actor, actor_kind, model, session_id, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        j.uid,
+        j.src,
+        j.dst,
+        j.relation,
+        j.status,
+        j.score,
+        j.reason,
+        j.evidence,
+        j.confidence,
+        j.actor,
+        j.actor_kind,
+        j.model,
+        j.session_id,
+        j.created_at,
+        j.updated_at
+    ])?;
+    Ok(n > 0)
 }

@@ -150,9 +150,9 @@ impl Conversion {
     }
 }
 
-impl Store {
-    /// Step 3: imports the set-aside `seed_c_*` rows once. `None` when there is nothing to do.
-    pub(crate) fn import_seed_c(&mut self, backup: Option<PathBuf>) -> Result<Option<Conversion>> {
+impl super::SqliteBackend {
+    /// The set-aside `seed_c_*` rows as a batch, when they are there and not imported yet.
+    fn seed_c_pending(&self, now: i64) -> Result<Option<crate::transfer::Batch>> {
         if !table_exists(&self.conn, &format!("{PREFIX}observations"))? {
             return Ok(None);
         }
@@ -167,12 +167,38 @@ impl Store {
         if done.is_some() {
             return Ok(None);
         }
-        let batch = crate::importers::read_c_tables(&self.conn, PREFIX, self.now())?;
-        let report = self.import_batch(batch, &mut |_, _| {})?;
+        Ok(Some(crate::importers::read_c_tables(
+            &self.conn, PREFIX, now,
+        )?))
+    }
+
+    fn mark_seed_c_imported(&self, now: i64) -> Result<()> {
         self.conn.execute(
             "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
-            rusqlite::params![IMPORTED_KEY, self.now().to_string()],
+            rusqlite::params![IMPORTED_KEY, now.to_string()],
         )?;
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Step 3: imports the set-aside `seed_c_*` rows once. `None` when there is nothing to
+    /// do (or the backend is not SQLite: only a SQLite file can be seed C's database).
+    pub(crate) fn import_seed_c(&mut self, backup: Option<PathBuf>) -> Result<Option<Conversion>> {
+        let now = self.now();
+        let Some(batch) = self
+            .backend
+            .sqlite_ref()
+            .map(|s| s.seed_c_pending(now))
+            .transpose()?
+            .flatten()
+        else {
+            return Ok(None);
+        };
+        let report = self.import_batch(batch, &mut |_, _| {})?;
+        if let Some(s) = self.backend.sqlite_ref() {
+            s.mark_seed_c_imported(self.now())?;
+        }
         Ok(Some(Conversion {
             backup,
             memories: report.created_count("memories"),

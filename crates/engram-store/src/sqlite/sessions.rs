@@ -2,7 +2,10 @@
 //! outcome, and the prompts it saw.
 
 use crate::Result;
-use crate::storage::rows::{PromptInfo, RoomInfo, SessionInfo, SessionWrite};
+use crate::storage::rows::{
+    PromptInfo, PromptRow, RoomInfo, SessionInfo, SessionRow, SessionWrite,
+};
+use engram_core::Millis;
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// The columns [`from_row`] reads.
@@ -196,4 +199,89 @@ pub(crate) fn rooms(conn: &Connection) -> Result<Vec<RoomInfo>> {
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Sessions after `(started_at, id)`, in that order, whole rows (export).
+pub(crate) fn page(
+    conn: &Connection,
+    after: Option<(Millis, &str)>,
+    limit: usize,
+) -> Result<Vec<SessionRow>> {
+    let (t, id) = after.unwrap_or((Millis::MIN, ""));
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at FROM sessions
+         WHERE (started_at, id) > (?1, ?2) ORDER BY started_at, id LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![t, id, limit as i64], |r| {
+        Ok(SessionRow {
+            id: r.get(0)?,
+            room: r.get(1)?,
+            directory: r.get(2)?,
+            source: r.get(3)?,
+            started_at: r.get(4)?,
+            ended_at: r.get(5)?,
+            summary: r.get(6)?,
+            outcome: r.get(7)?,
+            outcome_at: r.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Inserts a session as given unless its id is there; whether it was stored.
+pub(crate) fn insert_row(conn: &Connection, s: &SessionRow) -> Result<bool> {
+    Ok(conn.prepare_cached(
+        "INSERT OR IGNORE INTO sessions (id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        s.id,
+        s.room,
+        s.directory,
+        s.source,
+        s.started_at,
+        s.ended_at,
+        s.summary,
+        s.outcome,
+        s.outcome_at
+    ])? > 0)
+}
+
+/// Prompts after id `after`, by id (export).
+pub(crate) fn prompt_page(
+    conn: &Connection,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<(i64, PromptRow)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, session_id, room, content, created_at FROM prompts WHERE id > ?1 ORDER BY id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![after, limit as i64], |r| {
+        Ok((
+            r.get(0)?,
+            PromptRow {
+                session_id: r.get(1)?,
+                room: r.get(2)?,
+                content: r.get(3)?,
+                created_at: r.get(4)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Inserts a prompt as given unless one with the same session, time and text is there.
+pub(crate) fn insert_prompt_row(conn: &Connection, p: &PromptRow) -> Result<bool> {
+    let exists: bool = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM prompts WHERE session_id IS ?1 AND created_at = ?2 AND content = ?3)",
+    )?
+    .query_row(params![p.session_id, p.created_at, p.content], |r| r.get(0))?;
+    if exists {
+        return Ok(false);
+    }
+    conn.prepare_cached(
+        "INSERT INTO prompts (session_id, room, content, created_at) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![p.session_id, p.room, p.content, p.created_at])?;
+    Ok(true)
 }

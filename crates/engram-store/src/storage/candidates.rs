@@ -1,9 +1,9 @@
 //! The candidate sources: how recall (and resolution's neighbour search) asks a backend
 //! which memories might answer a query, without knowing how the backend indexes them.
 //!
-//! Five questions, each a batch over plain data: lexical candidates for a query plan,
+//! Six questions, each a batch over plain data: lexical candidates for a query plan,
 //! the query coverage of a set of ids, vector candidates for a query vector, exact cosines
-//! for a set of ids, and the links within a few hops of a set of seeds. Every one takes
+//! for a set of ids, the stored vectors of a set of ids, and the links within a few hops of a set of seeds. Every one takes
 //! the [`Filter`] (tiers, kinds, rooms, `as_of`) as data, so a backend renders it in its
 //! own query language; every one answers a whole candidate list in one call, so a
 //! networked backend pays one round trip per question, not one per candidate.
@@ -16,14 +16,14 @@
 //! questions from an in-memory index of the loaded model's vectors (exact scan, or HNSW
 //! past `ann_threshold`), refreshed from the `embeddings` table before each recall.
 //!
-//! A PostgreSQL backend implements the same five: `lexical` as a `tsvector` match ranked
+//! A PostgreSQL backend implements the same six: `lexical` as a `tsvector` match ranked
 //! by `ts_rank_cd` (the word channel, GIN-indexed) plus `pg_trgm` similarity (the gram and
 //! substring channels), scaled into `[0, 1]` and fused by the same noisy-or; `coverage` as
 //! one query per candidate list counting the plan's terms with `@@` and `ILIKE`; `vector`
 //! as `ORDER BY embedding <=> $1 LIMIT k` on a pgvector HNSW index with the filter in the
 //! `WHERE` clause (pgvector's iterative scan widens the search as a filter rejects rows);
 //! `cosines` as `1 − (embedding <=> $1)` for `id = ANY($2)`, from the stored full-precision
-//! vectors; `links_around` as a recursive CTE over `links` joined to both ends' rows.
+//! vectors; `vectors` as the same rows' `embedding` column; `links_around` as a recursive CTE over `links` joined to both ends' rows.
 
 use crate::Result;
 use engram_core::MemoryId;
@@ -61,6 +61,10 @@ pub trait CandidateSource {
     /// The exact cosine of `query` with the stored vector of each of `ids` that has one
     /// (never an approximate index's copy: these cosines decide thresholds).
     fn cosines(&self, query: &[f32], ids: &[MemoryId]) -> Result<HashMap<MemoryId, f64>>;
+
+    /// The stored vectors (of the loaded model) of each of `ids` that has one, exact
+    /// (consolidation compares memories with each other, not with a query).
+    fn vectors(&self, ids: &[MemoryId]) -> Result<HashMap<MemoryId, Vec<f32>>>;
 
     /// The links within `hops` of `seeds` that spreading activation walks, as undirected
     /// edges (the strongest weight when both directions exist); links whose ends the

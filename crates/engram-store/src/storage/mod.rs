@@ -29,17 +29,23 @@
 //!
 //! The lexical and vector candidate sources (FTS5 and the vector scan/HNSW index here;
 //! `tsvector`/GIN and pgvector there) are a trait of their own beside these
-//! (`storage/candidates.rs`, the recall side); `Backend` requires it once both exist.
+//! (`storage/candidates.rs`, the recall side); `Backend` requires it.
+//!
+//! Whole tables cross in pages ([`Reads::rows_after`] with a [`rows::RowKey`], never an
+//! offset) and go back in batches ([`Tx::insert_rows`]), so an export or import of a large
+//! store over a network is a few hundred round trips, not one per row.
 
 pub mod candidates;
 pub mod rows;
 
 use crate::Result;
+use candidates::CandidateSource;
 use engram_core::dynamics::Trace;
 use engram_core::memory::IdRef;
-use engram_core::{Memory, MemoryId, Millis};
+use engram_core::{LinkKind, Memory, MemoryId, Millis};
 use rows::*;
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 /// What any connection can answer. Every method reads committed data (or, on a [`Tx`],
 /// the transaction's own writes too).
@@ -181,6 +187,40 @@ pub trait Reads {
     fn meta(&self, key: &str) -> Result<Option<String>>;
     /// The logged maintenance reports (JSON), newest first.
     fn maintenance_runs(&self, limit: usize) -> Result<Vec<String>>;
+    /// Active episodes created before `before`, in `rooms` (every room when empty): the
+    /// consolidation nudge's count.
+    fn old_episodes(&self, before: Millis, rooms: &[String]) -> Result<u64>;
+
+    // --- whole tables (export, the vault's full sync), the change log, vault records ---
+    /// The rows of `section` after `after` (from the start when `None`), in the section's
+    /// order, about `limit` per page (see [`RowKey`] for the one case a page runs over).
+    /// Export streams a whole store through this, one round trip per page.
+    fn rows_after(&self, section: Section, after: Option<&RowKey>, limit: usize)
+    -> Result<RowPage>;
+    /// The links that start at a memory, by destination, then kind (its vault file's list).
+    fn links_from(&self, id: MemoryId) -> Result<Vec<LinkView>>;
+    /// The `seq` of the newest entry of the change log that feeds the vault (0 when empty).
+    /// Every write of a memory row or of its outgoing links adds an entry, in the same
+    /// transaction (SQLite: triggers; PostgreSQL: triggers or the row owners).
+    fn last_change(&self) -> Result<i64>;
+    /// Change log entries with `after < seq <= upto`, by `seq`, at most `limit`.
+    fn changes(&self, after: i64, upto: i64, limit: usize) -> Result<Vec<Change>>;
+    /// The vault's file records: every one (`uid` `None`, in no particular order) or those
+    /// holding one uid, by path.
+    fn vault_files(&self, uid: Option<&str>) -> Result<Vec<VaultFile>>;
+
+    // --- vectors (the bookkeeping; searching them is [`CandidateSource`]'s) ---
+    /// Memories outside the trash with an id above `after` lacking a vector of `model`, in
+    /// id order, at most `limit`, each with the text to embed (the title's line, then the
+    /// content). Walk with the last id returned.
+    fn missing_embeddings(
+        &self,
+        model: VectorModel<'_>,
+        after: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, String)>>;
+    /// How many memories outside the trash have a vector of `model`.
+    fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64>;
 }
 
 /// One write transaction. Everything written is committed together when the closure
@@ -254,13 +294,74 @@ pub trait Tx: Reads {
     /// Trims the change log that feeds the vault: all of it (`all`, no vault), or what
     /// the vault has already written.
     fn prune_changes(&mut self, all: bool) -> Result<()>;
+
+    // --- import and the vault's read-back: rows as given ---
+    /// Inserts a memory row under an id the caller chose (an import keeping a source's
+    /// ids); the id must be free. A backend with an id sequence moves it past the id.
+    fn insert_memory_with_id(&mut self, id: MemoryId, m: &NewMemory) -> Result<MemoryId>;
+    /// Inserts rows as given (an import), in order; for each, whether it was stored.
+    /// Links, sessions and judgments already present (same source, destination and kind;
+    /// same id; same uid) and prompts already present (same session, time and text) are
+    /// left as they are (`false`); revisions, evidence and events are always added.
+    /// Memory rows are not accepted here ([`Tx::insert_memory`]).
+    fn insert_rows(&mut self, rows: &[StoredRow]) -> Result<Vec<bool>>;
+    /// Deletes one link; `false` when there was none.
+    fn delete_link(&mut self, src: MemoryId, dst: MemoryId, kind: LinkKind) -> Result<bool>;
+    /// Changes the vault's file records.
+    fn write_vault_file(&mut self, w: &VaultFileWrite<'_>) -> Result<()>;
 }
 
-/// A database the engine can run on.
-pub trait Backend: Reads + Send {
+/// A database the engine can run on: its reads, its candidate sources, one write
+/// transaction at a time, and what the store asks of the database as a whole (durability,
+/// keeping vector search current, a consistent copy, health).
+///
+/// `Store` holds a `Box<dyn Backend>`; [`crate::Store::open`] makes the SQLite one, and
+/// [`crate::Store::open_with`] takes any other.
+pub trait Backend: Reads + CandidateSource + Send {
     /// Runs `f` in one write transaction and commits it; may run `f` more than once
     /// (see the module's notes), so `f` has no effects outside the transaction.
     fn write(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()>;
+
+    /// Whether commits wait until the data is on disk (`true`, the default) or may skip
+    /// it (`false`: for writes nobody asked to keep, such as recall hits, and batches that
+    /// sync once at the end; a crash may lose the last commits but never corrupts). SQLite:
+    /// `synchronous = FULL / NORMAL`; PostgreSQL: `synchronous_commit = on / off`.
+    fn set_durable(&mut self, durable: bool) -> Result<()>;
+
+    /// Brings vector search up to date for `model` before a recall or a neighbour search
+    /// (`None`: no model is loaded, vector candidates stay empty). SQLite loads the vectors
+    /// other processes wrote into its in-memory index and looks after its HNSW file; a
+    /// PostgreSQL backend has nothing to do (pgvector's index is always current). Returns
+    /// whether any vector of `model` can be searched (recall embeds the query only then).
+    fn prepare_vectors(&mut self, model: Option<VectorModel<'_>>) -> Result<bool>;
+    /// The loaded model changed: drop what is held in memory about the old one's vectors.
+    fn forget_vectors(&mut self) {}
+    /// How vectors of `model` are searched: `"hnsw"` (an approximate index) or `"exact"`.
+    fn vector_search(&self, model: VectorModel<'_>) -> &'static str;
+    /// The vector search as this process holds it: how many vectors, and whether through
+    /// an approximate index. `None` before the first [`Backend::prepare_vectors`] with a
+    /// model (and on backends that hold nothing in memory).
+    fn vector_search_state(&self) -> Option<(usize, bool)> {
+        None
+    }
+
+    /// Writes a consistent copy of the whole database to `target`, a new file (SQLite:
+    /// `VACUUM INTO`). A server database answers with an error naming its own tool
+    /// (`pg_dump`): a file copy is not how such a database is backed up.
+    fn copy_to(&self, target: &Path) -> Result<()>;
+    /// Reads the store's health for `doctor` (nothing is repaired).
+    fn health(&self) -> Result<Health>;
+
+    /// The SQLite backend itself, for the features only it has: seed C's in-place
+    /// conversion, the HNSW build command and its agreement diagnostic, the background
+    /// index build. Every other backend answers `None` (and those features say so).
+    fn sqlite(&mut self) -> Option<&mut crate::sqlite::SqliteBackend> {
+        None
+    }
+    /// [`Backend::sqlite`], read-only.
+    fn sqlite_ref(&self) -> Option<&crate::sqlite::SqliteBackend> {
+        None
+    }
 }
 
 /// [`Backend::write`] for a closure that returns a value.

@@ -379,3 +379,271 @@ pub struct PromptInfo {
     #[serde(with = "engram_core::time::rfc3339")]
     pub created_at: Millis,
 }
+
+// --- whole tables, in pages: export, import, the vault's full sync ---
+
+/// One event of a memory's log, as exported and imported.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct EventRow {
+    pub kind: String,
+    pub weight: f64,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub at: Millis,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+/// A previous text of a memory, as exported and imported.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct RevisionRow {
+    pub content: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub kind: String,
+    pub importance: f64,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub reason: String,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub at: Millis,
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// A link between two memories. `M` is how a memory is named: by uid in a file
+/// (`LinkRow`, the default), by id at the storage boundary (`LinkRow<MemoryId>`).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct LinkRow<M = String> {
+    pub src: M,
+    pub dst: M,
+    pub kind: LinkKind,
+    pub weight: f64,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub created_at: Millis,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub updated_at: Millis,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A whole `sessions` row.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct SessionRow {
+    pub id: String,
+    pub room: String,
+    #[serde(default)]
+    pub directory: Option<String>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub started_at: Millis,
+    #[serde(default, with = "engram_core::time::rfc3339_opt")]
+    pub ended_at: Option<Millis>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub outcome: Option<String>,
+    #[serde(default, with = "engram_core::time::rfc3339_opt")]
+    pub outcome_at: Option<Millis>,
+}
+
+/// A whole `prompts` row but its id (prompts have no uid: one with the same session,
+/// time and text is the same prompt).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct PromptRow {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    pub room: String,
+    pub content: String,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub created_at: Millis,
+}
+
+/// A whole `judgments` row; `M` names memories as in [`LinkRow`].
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct JudgmentRow<M = String> {
+    pub uid: String,
+    pub src: M,
+    pub dst: M,
+    #[serde(default)]
+    pub relation: Option<String>,
+    pub status: String,
+    #[serde(default)]
+    pub score: Option<f64>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub evidence: Option<String>,
+    #[serde(default)]
+    pub confidence: Option<f64>,
+    #[serde(default)]
+    pub actor: Option<String>,
+    #[serde(default)]
+    pub actor_kind: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub created_at: Millis,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub updated_at: Millis,
+}
+
+/// A table read whole, page by page ([`crate::storage::Reads::rows_after`]), in the
+/// export's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// By id.
+    Memories,
+    /// By memory, then id (so are evidence and events).
+    Revisions,
+    Evidence,
+    Events,
+    /// By source, destination, kind.
+    Links,
+    /// By start, then id.
+    Sessions,
+    /// By id (so are judgments).
+    Prompts,
+    Judgments,
+}
+
+/// Where a page of [`Section`] rows ended: the next page starts after it. Plain data, so
+/// any backend turns it into a keyset condition (no offsets: a page costs the same at the
+/// end of a large table as at its start).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowKey {
+    /// The last row's id (memories, prompts, judgments).
+    Id(i64),
+    /// The last memory whose rows were all returned (revisions, evidence, events: a page
+    /// holds whole memories, so it may run past the limit for a memory with many rows).
+    Memory(engram_core::MemoryId),
+    /// The last link: source, destination, kind.
+    Link(engram_core::MemoryId, engram_core::MemoryId, String),
+    /// The last session: its start and id.
+    Session(Millis, String),
+}
+
+/// One row of a [`Section`], or one row to insert with [`crate::storage::Tx::insert_rows`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoredRow {
+    Memory {
+        memory: engram_core::Memory,
+        review_after: Option<Millis>,
+    },
+    Revision {
+        memory_id: engram_core::MemoryId,
+        row: RevisionRow,
+    },
+    Evidence {
+        memory_id: engram_core::MemoryId,
+        row: Evidence,
+    },
+    Event {
+        memory_id: engram_core::MemoryId,
+        row: EventRow,
+    },
+    Link(LinkRow<engram_core::MemoryId>),
+    Session(SessionRow),
+    Prompt(PromptRow),
+    Judgment(JudgmentRow<engram_core::MemoryId>),
+}
+
+/// A page of rows and where the next one starts (`None`: the section is done).
+#[derive(Debug, Clone, Default)]
+pub struct RowPage {
+    pub rows: Vec<StoredRow>,
+    pub next: Option<RowKey>,
+}
+
+// --- the change log and the vault's file records ---
+
+/// One entry of the change log that feeds the vault: a memory's row or its outgoing links
+/// changed. `uid` is known when the memory row itself changed (so a purged memory's file
+/// can still be found).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub seq: i64,
+    pub memory_id: engram_core::MemoryId,
+    pub uid: Option<String>,
+}
+
+/// What engram last wrote or read at a vault path (`vault_files`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VaultFile {
+    /// Relative to the vault's folder, with `/`.
+    pub path: String,
+    pub uid: String,
+    /// sha256 of the bytes, hex; empty when the file is marked to be written again.
+    pub hash: String,
+    pub size: i64,
+    /// Modification time in nanoseconds.
+    pub mtime: i64,
+}
+
+/// A write to the vault's file records; one statement each.
+#[derive(Debug, Clone, Copy)]
+pub enum VaultFileWrite<'a> {
+    /// Inserts or replaces the record of `file.path`.
+    Record(&'a VaultFile),
+    /// Marks a path as holding `uid` with no hash, so the next sync writes the file again;
+    /// an existing record keeps its hash, size and time and takes the uid.
+    MarkForRewrite { path: &'a str, uid: &'a str },
+    /// Drops the record of a path.
+    Forget { path: &'a str },
+    /// Drops every record (the vault moved).
+    ForgetAll,
+}
+
+// --- health ---
+
+/// A store's health, as read (nothing is repaired here). What `doctor` shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Health {
+    /// `ok`, or the first problems the backend's integrity check reports (SQLite's
+    /// `PRAGMA quick_check`).
+    pub quick_check: String,
+    pub schema_version: i64,
+    /// Rows in `memories` (every tier: the indexes hold every memory).
+    pub memories: u64,
+    /// Memories outside the trash.
+    pub live_memories: u64,
+    /// Rows in the word and trigram full-text indexes, `None` when a table is missing
+    /// (or the backend indexes text inside the memory rows, as PostgreSQL does).
+    pub fts_words: Option<u64>,
+    pub fts_grams: Option<u64>,
+    /// What each index lacks or holds in excess. A memory has a gram row only when its
+    /// text has a CJK run (and a word row only when it has a word), so the row counts
+    /// alone cannot say whether an index is whole: an English store has no gram rows.
+    pub words_gaps: IndexGaps,
+    pub grams_gaps: IndexGaps,
+    /// Vectors held, by model and dimension.
+    pub vectors: Vec<VectorSet>,
+}
+
+/// One full-text index measured against the memories.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct IndexGaps {
+    /// Memories whose title, text or tags hold something for this index but that have no row.
+    pub missing: u64,
+    /// Rows whose memory no longer exists.
+    pub orphans: u64,
+}
+
+/// Vectors of one model and dimension.
+#[derive(Debug, Clone, Serialize)]
+pub struct VectorSet {
+    pub model: String,
+    pub dim: usize,
+    pub count: u64,
+}
+
+/// The model whose vectors a backend searches: the loaded encoder's id and dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorModel<'a> {
+    pub model: &'a str,
+    pub dim: usize,
+}

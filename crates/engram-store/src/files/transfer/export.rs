@@ -24,7 +24,9 @@ impl Store {
     /// `type` (memory, revision, evidence, event, link, session, prompt, judgment).
     pub fn export_jsonl(&self, out: &mut dyn Write) -> Result<ExportReport> {
         let mut x = Exporter {
-            conn: &self.conn,
+            conn: self
+                .sqlite_conn()
+                .expect("the vault and transfer run on SQLite until their slice"),
             out,
             report: ExportReport::default(),
             uids: HashMap::new(),

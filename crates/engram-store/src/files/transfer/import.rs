@@ -16,7 +16,8 @@ impl Store {
         crate::parts::split_long_imports(&mut batch);
         let actr = self.config.actr;
         let tx = self
-            .conn
+            .sqlite_conn_mut()
+            .expect("the vault and transfer run on SQLite until their slice")
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut report = ImportReport {
             warnings: batch.warnings,

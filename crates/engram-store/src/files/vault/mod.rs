@@ -126,16 +126,31 @@ impl Store {
         let Some(root) = self.vault_dir() else {
             return Ok(SyncReport::default());
         };
-        let cursor = meta_get(&self.conn, "vault_seq")?.and_then(|s| s.parse::<i64>().ok());
+        let cursor = meta_get(
+            self.sqlite_conn()
+                .expect("the vault and transfer run on SQLite until their slice"),
+            "vault_seq",
+        )?
+        .and_then(|s| s.parse::<i64>().ok());
         if cursor.is_some()
-            && cursor == Some(max_seq(&self.conn)?)
-            && meta_get(&self.conn, "vault_root")?.as_deref() == Some(&*root.to_string_lossy())
+            && cursor
+                == Some(max_seq(self.sqlite_conn().expect(
+                    "the vault and transfer run on SQLite until their slice",
+                ))?)
+            && meta_get(
+                self.sqlite_conn()
+                    .expect("the vault and transfer run on SQLite until their slice"),
+                "vault_root",
+            )?
+            .as_deref()
+                == Some(&*root.to_string_lossy())
         {
             return Ok(SyncReport::default());
         }
         let now = self.now();
         let tx = self
-            .conn
+            .sqlite_conn_mut()
+            .expect("the vault and transfer run on SQLite until their slice")
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         crate::db::create_private_dir(&root)?;
         let report = sync_in(&tx, &root, now)?;
@@ -146,7 +161,11 @@ impl Store {
     /// How the vault's files compare with what engram last wrote or read (no file is read).
     pub fn vault_status(&self) -> Result<VaultStatus> {
         match self.vault_dir() {
-            Some(root) => status_in(&self.conn, &root),
+            Some(root) => status_in(
+                self.sqlite_conn()
+                    .expect("the vault and transfer run on SQLite until their slice"),
+                &root,
+            ),
             None => Ok(VaultStatus::default()),
         }
     }

@@ -42,7 +42,8 @@ impl Store {
         let default_importance = self.config.default_importance;
         let actr = self.config.actr;
         let tx = self
-            .conn
+            .sqlite_conn_mut()
+            .expect("the vault and transfer run on SQLite until their slice")
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         crate::db::create_private_dir(&root)?;
         let synced = sync_in(&tx, &root, now)?;
