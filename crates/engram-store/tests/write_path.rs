@@ -7,14 +7,15 @@ use engram_core::memory::IdRef;
 use engram_core::{Config, Millis, Tier};
 use engram_store::{RememberAction, RememberRequest, Store};
 use std::sync::Arc;
+
+mod support;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 const T0: Millis = 1_790_000_000_000;
 
 fn store(dir: &std::path::Path) -> Store {
     let clock = Arc::new(AtomicI64::new(T0));
-    Store::open(&dir.join("engram.db"), Config::default())
-        .unwrap()
+    support::open_in(dir, Config::default())
         .with_clock(Arc::new(move || clock.fetch_add(1000, Ordering::SeqCst)))
 }
 

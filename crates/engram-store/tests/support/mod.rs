@@ -46,9 +46,61 @@ impl TestClock {
     }
 }
 
-/// The store at `dir/engram.db` (created or opened) with `config`.
+/// The store at `dir/engram.db` (created or opened) with `config`. With
+/// `ENGRAM_TEST_STORE` set to a `postgres://` admin URL, the store is a PostgreSQL
+/// database of its own on that server instead, one per `dir` (so reopening `dir` finds the
+/// same data), and the engine's behaviour suite runs on that backend.
 pub fn open_in(dir: &Path, config: Config) -> Store {
+    if let Some(admin) = other_store() {
+        return postgres_store(&admin, dir, config);
+    }
     Store::open(&dir.join("engram.db"), config).expect("the store opens")
+}
+
+/// The non-SQLite store the tests should run on, if `ENGRAM_TEST_STORE` names one.
+fn other_store() -> Option<String> {
+    std::env::var("ENGRAM_TEST_STORE")
+        .ok()
+        .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"))
+}
+
+/// `url` with its database replaced by `db`.
+fn with_db(url: &str, db: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let host_end = base[scheme_end..]
+        .find('/')
+        .map_or(base.len(), |i| scheme_end + i);
+    format!("{}/{db}{query}", &base[..host_end])
+}
+
+/// A PostgreSQL database named after `dir` (created on first use) as the store.
+#[cfg(feature = "postgres")]
+fn postgres_store(admin: &str, dir: &Path, config: Config) -> Store {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    dir.hash(&mut h);
+    let name = format!("engram_suite_{}_{:016x}", std::process::id(), h.finish());
+    let mut c =
+        postgres::Client::connect(admin, postgres::NoTls).expect("ENGRAM_TEST_STORE connects");
+    let exists = c
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .unwrap()
+        .is_some();
+    if !exists {
+        c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    }
+    let backend = engram_store::postgres::PgBackend::open(&with_db(admin, &name))
+        .expect("the PostgreSQL test store opens");
+    Store::open_with(Box::new(backend), config, &dir.join("engram.db")).expect("the store opens")
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_store(_admin: &str, _dir: &Path, _config: Config) -> Store {
+    panic!("ENGRAM_TEST_STORE names PostgreSQL but this build has no `postgres` feature")
 }
 
 /// A new store in its own temporary directory (kept alive by the returned guard).
