@@ -44,6 +44,16 @@ pub(crate) fn missing(
         .collect())
 }
 
+/// Whether any vector of `model` is stored (an index probe, not a count).
+pub(crate) fn any(db: &mut dyn Db, model: VectorModel<'_>) -> Result<bool> {
+    Ok(super::opt(
+        db,
+        "SELECT 1 FROM embeddings WHERE model = $1 AND dim = $2 LIMIT 1",
+        &[&model.model, &(model.dim as i32)],
+    )?
+    .is_some())
+}
+
 /// How many memories outside the trash have a vector of `model`.
 pub(crate) fn embedded_count(db: &mut dyn Db, model: VectorModel<'_>) -> Result<u64> {
     super::count(

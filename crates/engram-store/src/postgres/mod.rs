@@ -139,6 +139,12 @@ impl WithDb for PgTx<'_> {
 }
 
 impl PgBackend {
+    /// A [`crate::Store`] on the database at `url` (opened and migrated here); `path` is
+    /// where the files beside the store are found from (see [`crate::Store::open_with`]).
+    pub fn open_store(url: &str, config: engram_core::Config, path: &Path) -> Result<crate::Store> {
+        crate::Store::open_with(Box::new(PgBackend::open(url)?), config, path)
+    }
+
     /// Opens a pool on `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB`) and brings the
     /// schema up to date. A wrong or unreachable URL fails here, naming host and database.
     pub fn open(url: &str) -> Result<PgBackend> {
@@ -259,7 +265,7 @@ impl Backend for PgBackend {
     fn prepare_vectors(&mut self, model: Option<VectorModel<'_>>) -> Result<bool> {
         self.model = model.map(|m| (m.model.to_string(), m.dim));
         match model {
-            Some(m) => Ok(self.with(|db| embeddings::embedded_count(db, m))? > 0),
+            Some(m) => self.with(|db| embeddings::any(db, m)),
             None => Ok(false),
         }
     }

@@ -93,9 +93,12 @@ fn postgres_store(admin: &str, dir: &Path, config: Config) -> Store {
     if !exists {
         c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
     }
-    let backend = engram_store::postgres::PgBackend::open(&with_db(admin, &name))
-        .expect("the PostgreSQL test store opens");
-    Store::open_with(Box::new(backend), config, &dir.join("engram.db")).expect("the store opens")
+    engram_store::postgres::PgBackend::open_store(
+        &with_db(admin, &name),
+        config,
+        &dir.join("engram.db"),
+    )
+    .expect("the PostgreSQL test store opens")
 }
 
 #[cfg(not(feature = "postgres"))]
