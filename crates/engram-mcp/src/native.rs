@@ -539,6 +539,8 @@ pub fn stats_value(ctx: &mut Ctx<'_>, a: StatsArgs) -> ToolResult {
     let mut v = json(&s);
     v["by_type"] = v["by_kind"].clone();
     v["engineering"] = json(&eng);
+    // Which version of the store's wire format these results are (`engram_store::api`).
+    v["api_version"] = engram_store::api::API_VERSION.into();
     Ok(v)
 }
 

@@ -12,20 +12,9 @@
 
 use crate::{Result, Store};
 use engram_core::MemoryId;
-use rusqlite::Connection;
 use serde::Serialize;
 
 pub use crate::storage::rows::Evidence;
-
-/// The raw insert, shared with import.
-pub(crate) fn insert(conn: &Connection, memory_id: MemoryId, e: &Evidence) -> Result<()> {
-    crate::sqlite::evidence::insert(conn, memory_id, e)
-}
-
-/// A memory's evidence, oldest first.
-pub(crate) fn of(conn: &Connection, memory_id: MemoryId) -> Result<Vec<Evidence>> {
-    crate::sqlite::evidence::of(conn, memory_id)
-}
 
 /// What `unsupersede` did.
 #[derive(Debug, Clone, Serialize)]

@@ -1,12 +1,14 @@
 //! engram's durable store and the engine every surface calls.
 //!
-//! [`Store`] owns one SQLite database (WAL, a busy timeout, versioned migrations) and
+//! [`Store`] holds one storage backend ([`storage::Backend`]: SQLite by default, WAL, a
+//! busy timeout, versioned migrations; any other through [`Store::open_with`]) and
 //! carries out every operation: remember, recall, reinforce, correct, forget, restore,
 //! purge, link, pin, show, stats. The formulas come from `engram-core`; this crate adds
 //! the I/O around them: SQL, full-text search, the clock, configuration files and room
 //! detection from a caller-supplied directory. The CLI and (later) the MCP server are thin
 //! adapters over this API and hold no logic of their own.
 
+pub mod api;
 pub mod browse;
 mod embedding;
 mod engine;

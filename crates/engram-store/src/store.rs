@@ -1,16 +1,16 @@
-//! The [`Store`]: one open database, its configuration and a clock, plus the row-level
-//! helpers the operations share.
+//! The [`Store`]: one storage backend (`Box<dyn Backend>`), its configuration, a clock and
+//! the loaded encoder; the doors the operations go through (`reads`, `write`,
+//! `candidates`), and the SQLite-only features reached through `Backend::sqlite`.
 
 use crate::Result;
 use crate::sqlite::SqliteBackend;
 use crate::storage::candidates::{CandidateSource, Filter};
-use crate::storage::rows::{Health, NewEvent, VectorModel};
+use crate::storage::rows::{Health, VectorModel};
 use crate::storage::{Backend, Reads, Tx};
 use engram_core::memory::IdRef;
 use engram_core::scoring::Candidates;
 use engram_core::text::QueryPlan;
-use engram_core::{Config, EventKind, Memory, MemoryId, Millis};
-use rusqlite::Connection;
+use engram_core::{Config, Memory, MemoryId, Millis};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -236,63 +236,6 @@ impl Store {
     pub fn vector_search_state(&self) -> Option<(usize, bool)> {
         self.backend.vector_search_state()
     }
-
-    /// The SQLite backend's connection, for the file features still written against it
-    /// (see the module notes); `None` on another backend.
-    pub(crate) fn sqlite_conn(&self) -> Option<&rusqlite::Connection> {
-        self.backend.sqlite_ref().map(|s| s.conn())
-    }
-
-    /// [`Store::sqlite_conn`], mutable (a transaction of its own).
-    pub(crate) fn sqlite_conn_mut(&mut self) -> Option<&mut rusqlite::Connection> {
-        self.backend.sqlite().map(|s| &mut s.conn)
-    }
-}
-
-/// Loads a memory inside a transaction; unknown ids are reported against `field`.
-pub(crate) fn load_in(conn: &Connection, r: &IdRef, field: &'static str) -> Result<Memory> {
-    crate::storage::require_memory(conn, r, field)
-}
-
-// The row owners, under the names the write path, the vault and import still use (they
-// move to the storage interface with their own slices of issue 17).
-pub(crate) use crate::sqlite::memories::{
-    COLUMNS as MEMORY_COLUMNS, from_row as row_to_memory, placeholders,
-};
-
-/// Appends one event to a memory's log.
-pub(crate) fn add_event(
-    conn: &Connection,
-    memory_id: MemoryId,
-    kind: EventKind,
-    weight: f64,
-    at: Millis,
-    session_id: Option<&str>,
-    detail: Option<&str>,
-) -> Result<()> {
-    crate::sqlite::events::append(
-        conn,
-        &NewEvent {
-            memory_id,
-            kind,
-            weight,
-            at,
-            session_id,
-            detail,
-        },
-    )
-}
-
-/// Writes both full-text rows of a memory (replacing any earlier ones).
-pub(crate) fn index_text(
-    conn: &Connection,
-    id: MemoryId,
-    title: Option<&str>,
-    content: &str,
-    tags: &[String],
-    context: Option<&str>,
-) -> Result<()> {
-    crate::sqlite::fulltext::index(conn, id, title, content, tags, context)
 }
 
 #[cfg(test)]
@@ -300,8 +243,10 @@ mod tests {
     use super::*;
 
     fn synchronous(s: &Store) -> i64 {
-        s.sqlite_conn()
+        s.backend
+            .sqlite_ref()
             .unwrap()
+            .conn
             .query_row("PRAGMA synchronous", [], |r| r.get(0))
             .unwrap()
     }

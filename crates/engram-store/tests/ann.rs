@@ -2,6 +2,8 @@
 //! database and loaded by other processes, kept current with later writes, bypassed for
 //! small rooms, and never in the way of a model switch. Uses the hashing encoder: these
 //! tests are about the index's life cycle, not about meaning.
+//!
+//! SQLite by nature: the HNSW index is the SQLite backend's own, saved beside its file.
 #![cfg(feature = "ann")]
 
 use engram_core::embed::{Embedder, HashEmbedder};

@@ -1,11 +1,10 @@
 //! The `context` briefing (what the session-start hook injects) quotes each memory as data,
 //! with its source and date: a memory's own headings never read as the briefing's.
 
+mod support;
 use engram_core::{Config, Kind, Millis};
 use engram_store::{ContextRequest, RememberRequest};
 use std::sync::Arc;
-
-mod support;
 
 const T0: Millis = 1_790_000_000_000;
 

@@ -506,9 +506,11 @@ fn deep_recall_walks_links_to_memories_that_share_no_words() {
 
 #[test]
 fn deep_includes_archived_and_exhaustive_finds_partial_words() {
+    // SQLite: the test archives a memory by SQL on the file (no operation archives one
+    // memory on demand).
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engram.db");
-    let mut store = Store::open(&path, Config::default()).unwrap();
+    let mut store = support::open_sqlite(&path, Config::default());
     let remember = |s: &mut Store, c: &str| {
         s.remember(RememberRequest {
             content: c.into(),
@@ -970,10 +972,11 @@ fn pins_links_and_stats() {
 
 #[test]
 fn reopening_keeps_everything_and_migrations_are_idempotent() {
+    // SQLite by nature: reopens one file and sets its schema version by hand.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nested").join("engram.db");
     let id = {
-        let mut s = Store::open(&path, Config::default()).unwrap();
+        let mut s = support::open_sqlite(&path, Config::default());
         s.remember(RememberRequest {
             content: "survives a reopen".into(),
             ..Default::default()
@@ -981,7 +984,7 @@ fn reopening_keeps_everything_and_migrations_are_idempotent() {
         .unwrap()
         .id
     };
-    let mut s = Store::open(&path, Config::default()).unwrap();
+    let mut s = support::open_sqlite(&path, Config::default());
     assert_eq!(s.get(&IdRef::Id(id)).unwrap().content, "survives a reopen");
     let mut r = RecallRequest::new("reopen");
     r.room = Some("*".into());
@@ -996,13 +999,14 @@ fn reopening_keeps_everything_and_migrations_are_idempotent() {
 
 #[test]
 fn concurrent_writers_on_one_file_never_see_database_is_locked() {
+    // SQLite by nature: many connections to one file and its lock.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("engram.db");
     let threads: Vec<_> = (0..8)
         .map(|t| {
             let path = path.clone();
             std::thread::spawn(move || {
-                let mut s = Store::open(&path, Config::default()).unwrap();
+                let mut s = support::open_sqlite(&path, Config::default());
                 for i in 0..25 {
                     s.remember(RememberRequest {
                         // Distinct words, so resolution (which runs here too) keeps all 200.
@@ -1021,7 +1025,7 @@ fn concurrent_writers_on_one_file_never_see_database_is_locked() {
     for t in threads {
         t.join().expect("a writer failed");
     }
-    let s = Store::open(&path, Config::default()).unwrap();
+    let s = support::open_sqlite(&path, Config::default());
     assert_eq!(s.stats().unwrap().total_memories, 200);
 }
 

@@ -1,4 +1,5 @@
 //! Property-based fuzzing (proptest, runs on stable) of what turns user text into SQL:
+//! SQLite by nature (FTS5's syntax and the SQLite file), so it opens SQLite directly.
 //!
 //! - the FTS query planner: every string becomes MATCH expressions that FTS5 accepts, run
 //!   for real against both full-text tables of an in-memory database;

@@ -1,6 +1,7 @@
 //! Export and import: engram's JSONL round trip, idempotent re-import, and each importer on
 //! fixtures written here from the documented formats.
 
+mod support;
 use engram_core::memory::IdRef;
 use engram_core::{Config, Kind, LinkKind, Millis, Tier};
 use engram_store::importers::{self, Source};
@@ -12,9 +13,7 @@ use std::sync::Arc;
 const T0: Millis = 1_790_000_000_000;
 
 fn open(dir: &Path) -> Store {
-    Store::open(&dir.join("engram.db"), Config::default())
-        .unwrap()
-        .with_clock(Arc::new(|| T0))
+    support::open_in(dir, Config::default()).with_clock(Arc::new(|| T0))
 }
 
 fn export(store: &Store) -> Vec<Value> {

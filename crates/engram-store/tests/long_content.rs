@@ -2,6 +2,7 @@
 //! parts of one record (nothing refused, nothing cut), an agent's `remember` still gets the
 //! limit error, and a long search context never counts against the metadata limit.
 
+mod support;
 use engram_core::limits::{MAX_CONTENT_BYTES, MAX_METADATA_BYTES};
 use engram_core::memory::IdRef;
 use engram_core::{Config, Kind, LinkKind};
@@ -9,7 +10,7 @@ use engram_store::{Error, RecallRequest, RememberRequest, Store};
 
 fn store() -> (Store, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let s = Store::open(&dir.path().join("engram.db"), Config::default()).unwrap();
+    let s = support::open_in(dir.path(), Config::default());
     (s, dir)
 }
 

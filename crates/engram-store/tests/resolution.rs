@@ -455,7 +455,9 @@ fn consolidation_keeps_look_alikes_with_different_identifiers_apart() {
         consolidate_lexical: 0.3,
         ..Config::default()
     };
-    f.store = Store::open(&f._dir.path().join("look-alikes.db"), config).unwrap();
+    let dir = f._dir.path().join("look-alikes");
+    std::fs::create_dir_all(&dir).unwrap();
+    f.store = support::open_in(&dir, config);
     let raw = |f: &mut Fixture, c: &str| {
         f.put_with(RememberRequest {
             content: c.into(),

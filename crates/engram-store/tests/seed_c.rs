@@ -1,6 +1,8 @@
 //! Seed C's database at engram's path: opened in place, backed up, converted with C's ids,
 //! nothing of C's lost. The database is written here from C's documented DDL (tables,
 //! full-text index and its triggers, WAL mode as C runs it).
+//!
+//! SQLite by nature: seed C's database is a SQLite file, converted in place.
 
 use engram_core::Config;
 use engram_core::memory::IdRef;

@@ -1,5 +1,8 @@
 //! The Markdown vault: files follow the database, the database can be rebuilt from the
 //! files, and hand edits, new files, deleted files and broken files are handled.
+//!
+//! SQLite by nature (`support::open_sqlite`, whatever `ENGRAM_TEST_STORE` says): these tests
+//! check the vault's files against the SQLite file's own records and reopen that file.
 
 use engram_core::memory::IdRef;
 use engram_core::{Config, Kind, LinkKind, Tier};
@@ -11,7 +14,8 @@ mod support;
 use support::T0;
 
 fn open(dir: &Path) -> Store {
-    support::open_in(dir, Config::default()).with_clock(support::fixed(T0 + 60_000))
+    support::open_sqlite(&dir.join("engram.db"), Config::default())
+        .with_clock(support::fixed(T0 + 60_000))
 }
 
 fn remember(store: &mut Store, req: RememberRequest) -> i64 {
@@ -343,7 +347,7 @@ fn startup_check_modes() {
         startup_index_check: engram_core::config::IndexCheck::Warn,
         ..Config::default()
     };
-    let mut warn = Store::open(&dir.path().join("engram.db"), config).unwrap();
+    let mut warn = support::open_sqlite(&dir.path().join("engram.db"), config);
     let (ran, msg) = warn.vault_startup(&mut |_, _| {}).unwrap();
     assert!(ran.is_none());
     assert!(msg.unwrap().contains("engram reindex"));
@@ -364,7 +368,7 @@ fn vault_off_writes_nothing() {
         vault: engram_core::config::Switch::Off,
         ..Config::default()
     };
-    let mut store = Store::open(&dir.path().join("engram.db"), config).unwrap();
+    let mut store = support::open_sqlite(&dir.path().join("engram.db"), config);
     remember(
         &mut store,
         RememberRequest {

@@ -3,12 +3,12 @@
 //! identifiers (the shape that made the value-change rule chain one memory after another),
 //! their near-duplicates, and the engineering cases a user reported.
 
+mod support;
 use engram_core::memory::IdRef;
 use engram_core::{Config, Millis, Tier};
 use engram_store::{RememberAction, RememberRequest, Store};
 use std::sync::Arc;
 
-mod support;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 const T0: Millis = 1_790_000_000_000;

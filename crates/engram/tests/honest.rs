@@ -277,3 +277,15 @@ fn a_public_bind_needs_a_token_of_sixteen_characters() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("at least 16"), "{err}");
 }
+
+#[test]
+fn stats_reports_the_api_version_of_the_wire_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = Mcp::start(dir.path(), &["--tools", "all"], "test");
+    let r = m.call("stats", json!({}));
+    assert_eq!(
+        r["structuredContent"]["api_version"].as_u64(),
+        Some(u64::from(engram_store::api::API_VERSION)),
+        "{r}"
+    );
+}

@@ -14,10 +14,8 @@ use super::fsutil;
 use crate::storage::Backend;
 use crate::{Error, Result, SCHEMA_VERSION, db};
 use engram_core::InputError;
-use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The database file's name inside a backup folder (the same as in a home).
 pub const BACKUP_DB: &str = super::home::DB_FILE;
@@ -121,22 +119,10 @@ pub fn inspect(db_file: &Path) -> Result<BackupInfo> {
     if !db_file.is_file() {
         return Err(invalid("no such file".into()));
     }
-    let conn = Connection::open_with_flags(
-        db_file,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    let check: std::result::Result<Vec<String>, rusqlite::Error> = (|| {
-        let mut st = conn.prepare("PRAGMA integrity_check")?;
-        st.query_map([], |r| r.get::<_, String>(0))?.collect()
-    })();
-    match check {
-        Ok(rows) if rows == ["ok"] => {}
-        Ok(rows) => return Err(invalid(format!("integrity_check: {}", rows.join("; ")))),
-        Err(e) => return Err(invalid(e.to_string())),
-    }
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|e| invalid(e.to_string()))?;
+    let (version, memories) = match crate::sqlite::backup_file::read(db_file)? {
+        Ok(found) => found,
+        Err(why) => return Err(invalid(why)),
+    };
     if version < 1 {
         return Err(invalid("it has no engram schema".into()));
     }
@@ -147,9 +133,6 @@ pub fn inspect(db_file: &Path) -> Result<BackupInfo> {
             supported: SCHEMA_VERSION,
         });
     }
-    let memories: i64 = conn
-        .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
-        .map_err(|e| invalid(e.to_string()))?;
     let bytes = std::fs::metadata(db_file)
         .map_err(|source| Error::io(db_file, source))?
         .len();
@@ -176,64 +159,10 @@ pub fn restore(
     if std::fs::canonicalize(&source_db).ok() == std::fs::canonicalize(db_path).ok() {
         return Err(InputError::new("path", "the backup is the store itself").into());
     }
-    let mut live = db::open(db_path)?;
-    let existing: i64 = live.query_row("SELECT count(*) FROM memories", [], |r| r.get(0))?;
-    if existing > 0 && !force {
-        return Err(InputError::new(
-            "force",
-            format!(
-                "the store at {} holds {existing} memories; pass --force to replace it (it is kept as engram.db.before-restore-<timestamp>)",
-                db_path.display()
-            ),
-        )
-        .into());
-    }
     let stamp = timestamp();
-    let previous_db = if existing > 0 {
-        let keep = sibling(db_path, &format!(".before-restore-{stamp}"));
-        crate::sqlite::db::vacuum_into(&live, &keep)?;
-        fsutil::make_private(&keep).map_err(|source| Error::io(&keep, source))?;
-        Some(keep)
-    } else {
-        None
-    };
-    crate::sqlite::forget_saved_index(db_path);
-    {
-        let src = Connection::open_with_flags(
-            &source_db,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        let b = rusqlite::backup::Backup::new(&src, &mut live)?;
-        // One step: the destination stays write-locked for the whole copy (other writers
-        // wait on the busy timeout), and the source is read in one snapshot.
-        let started = std::time::Instant::now();
-        loop {
-            match b.step(-1)? {
-                rusqlite::backup::StepResult::Done => break,
-                _ if started.elapsed() > db::BUSY_TIMEOUT => {
-                    return Err(Error::Db(rusqlite::Error::SqliteFailure(
-                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
-                        Some("the store stayed locked by another process".into()),
-                    )));
-                }
-                _ => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-    }
-    drop(live);
-    // An older backup is brought up to this build's schema.
-    let live = db::open(db_path)?;
-    live.execute(
-        "INSERT INTO meta (key, value) VALUES ('store_generation', ?1)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [format!("{:x}", fsutil::unique())],
-    )?;
-    let memories: i64 = live.query_row("SELECT count(*) FROM memories", [], |r| r.get(0))?;
-    drop(live);
-    // A saved vector index described the replaced store (removed before the copy too,
-    // for a reader in between); a new generation makes any index still held in memory by
-    // a running server refuse to save over it as this store's.
-    crate::sqlite::forget_saved_index(db_path);
+    let keep = sibling(db_path, &format!(".before-restore-{stamp}"));
+    let (previous_db, memories) =
+        crate::sqlite::backup_file::copy_in(db_path, &source_db, force, &keep)?;
 
     let mut previous_vault = None;
     let mut vault_files = 0;

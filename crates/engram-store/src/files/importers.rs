@@ -238,6 +238,11 @@ fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
 }
 
 // ---- seed C ---------------------------------------------------------------------------
+//
+// The one use of rusqlite outside `sqlite/` on purpose: seed C's database is *another
+// program's* SQLite file (or, converted in place, its tables set aside inside ours), read
+// here as a foreign source like any importer's file. It is not the store's backend, and
+// what it reads goes into the store through `import_batch` on the storage interface.
 
 fn sql_to_json(v: rusqlite::types::Value) -> Value {
     use rusqlite::types::Value as V;

@@ -55,12 +55,6 @@ impl SqliteBackend {
             background_index: false,
         }
     }
-
-    /// The connection, for the SQLite-only features (seed C's conversion, the tests of
-    /// this crate that look at PRAGMAs).
-    pub(crate) fn conn(&self) -> &Connection {
-        &self.conn
-    }
 }
 
 impl Conn for SqliteBackend {

@@ -1,8 +1,8 @@
 //! A recall [`Filter`] as SQL: the `AND …` conditions every candidate query of the SQLite
 //! backend appends to its scan of `memories m`.
 
+use super::memories::placeholders;
 use crate::storage::candidates::Filter;
-use crate::store::placeholders;
 use rusqlite::types::Value;
 
 /// `AND …` conditions on the memories alias `m`, and their parameters.

@@ -2,9 +2,9 @@
 //! in batches, for spreading activation in deep recall.
 
 use super::candidates::SqliteCandidates;
+use super::memories::placeholders;
 use crate::Result;
 use crate::storage::candidates::Filter;
-use crate::store::placeholders;
 use engram_core::MemoryId;
 use engram_core::scoring::Edge;
 use std::collections::{HashMap, HashSet};

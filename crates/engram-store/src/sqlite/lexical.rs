@@ -7,9 +7,9 @@
 //! `engram_core::ranking`; both reach recall through [`crate::storage::candidates`].
 
 use super::filter::filter_sql;
+use super::memories::placeholders;
 use crate::Result;
 use crate::storage::candidates::Filter;
-use crate::store::placeholders;
 use engram_core::MemoryId;
 use engram_core::scoring::{Candidates, like_relevance, sort_desc};
 use engram_core::text::{QueryPlan, like_escape};

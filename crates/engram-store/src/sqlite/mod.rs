@@ -17,6 +17,7 @@
 #[cfg(feature = "ann")]
 pub(crate) mod ann;
 mod backend;
+pub(crate) mod backup_file;
 pub(crate) mod candidates;
 pub(crate) mod db;
 pub(crate) mod embeddings;

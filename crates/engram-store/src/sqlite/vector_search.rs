@@ -5,10 +5,10 @@
 use super::candidates::SqliteCandidates;
 use super::embeddings::from_blob;
 use super::filter::filter_sql;
+use super::memories::placeholders;
 use super::vector_index::EXACT_SUBSET_MAX;
 use crate::Result;
 use crate::storage::candidates::Filter;
-use crate::store::placeholders;
 use engram_core::MemoryId;
 use engram_core::embed::dot;
 use rusqlite::params;

@@ -31,6 +31,18 @@
 //! `tsvector`/GIN and pgvector there) are a trait of their own beside these
 //! (`storage/candidates.rs`, the recall side); `Backend` requires it.
 //!
+//! How a PostgreSQL backend answers each part: `Reads` as plain `SELECT`s on a pooled
+//! connection (batched ones with `= ANY($1)`); `Backend::write` as one transaction at
+//! `SERIALIZABLE` (or `REPEATABLE READ`) re-run on `40001`/`40P01`; `rows_after` as keyset
+//! pages (`WHERE (memory_id, id) > …`, never `OFFSET`); `insert_rows` as
+//! `INSERT … ON CONFLICT DO NOTHING` (one multi-row statement per kind);
+//! `insert_memory_with_id` followed by `setval` on the id sequence; the change log as a
+//! table its own triggers fill, as SQLite's do; `set_durable` as `synchronous_commit`;
+//! `prepare_vectors` as a check that vectors of the model exist (pgvector's HNSW index is
+//! always current, so there is nothing to load); `copy_to` as an error naming `pg_dump`;
+//! `health` from `pg_stat` counts and the schema version (no FTS row gaps: its text index
+//! is a generated column of the memory row); `sqlite()` as `None`.
+//!
 //! Whole tables cross in pages ([`Reads::rows_after`] with a [`rows::RowKey`], never an
 //! offset) and go back in batches ([`Tx::insert_rows`]), so an export or import of a large
 //! store over a network is a few hundred round trips, not one per row.

@@ -1,6 +1,15 @@
-//! What the store's tests share: a real store on disk in a temporary directory and clocks
-//! a test controls (a fixed instant, or one it moves), so no test reads the wall clock or
-//! waits for time to pass. Each test binary takes what it needs (`mod support;`).
+//! What the store's tests share: a real store in a temporary directory and clocks a test
+//! controls (a fixed instant, or one it moves), so no test reads the wall clock or waits
+//! for time to pass. Each test binary takes what it needs (`mod support;`).
+//!
+//! **The one way the behaviour tests open a store.** [`open_in`] and [`temp_store`] open
+//! SQLite by default; with `ENGRAM_TEST_STORE` naming another backend (a `postgres://…`
+//! URL), they open a fresh store on it instead ([`open_other`]), so the engine's behaviour
+//! suite (`engine`, `write_path`, `resolution`, `briefing`, `browse`, `long_content`,
+//! `redaction_paths`, `import`) runs unchanged on every backend. Tests that are SQLite by
+//! nature (the HNSW index files in `ann`, seed C's database in `seed_c`, the vault's files
+//! and their database records in `vault`, file-level damage in `fuzz`, reopening one file
+//! from many processes) call [`open_sqlite`] and say why.
 #![allow(dead_code)]
 
 use engram_core::{Config, Millis};
@@ -46,22 +55,41 @@ impl TestClock {
     }
 }
 
-/// The store at `dir/engram.db` (created or opened) with `config`. With
-/// `ENGRAM_TEST_STORE` set to a `postgres://` admin URL, the store is a PostgreSQL
-/// database of its own on that server instead, one per `dir` (so reopening `dir` finds the
-/// same data), and the engine's behaviour suite runs on that backend.
+/// The environment variable that names the backend the behaviour tests run on: unset,
+/// empty or `sqlite` for SQLite, else a URL for [`open_other`].
+pub const STORE_VAR: &str = "ENGRAM_TEST_STORE";
+
+/// The store of `dir` (created or opened) with `config`, on the backend
+/// [`STORE_VAR`] names: SQLite at `dir/engram.db` by default. Opening the same `dir`
+/// again opens the same store.
 pub fn open_in(dir: &Path, config: Config) -> Store {
-    if let Some(admin) = other_store() {
-        return postgres_store(&admin, dir, config);
+    match std::env::var(STORE_VAR) {
+        Ok(url) if !url.is_empty() && url != "sqlite" => open_other(&url, dir, config),
+        _ => open_sqlite(&dir.join("engram.db"), config),
     }
-    Store::open(&dir.join("engram.db"), config).expect("the store opens")
 }
 
-/// The non-SQLite store the tests should run on, if `ENGRAM_TEST_STORE` names one.
-fn other_store() -> Option<String> {
-    std::env::var("ENGRAM_TEST_STORE")
-        .ok()
-        .filter(|u| u.starts_with("postgres://") || u.starts_with("postgresql://"))
+/// The SQLite store at `path`, whatever [`STORE_VAR`] says: for the tests about SQLite
+/// itself (its files, its locking, its migrations, seed C's database).
+pub fn open_sqlite(path: &Path, config: Config) -> Store {
+    Store::open(path, config).expect("the store opens")
+}
+
+/// The hook for another backend: opens the store that `url` names for the test directory
+/// `dir`, fresh the first time a `dir` is seen and the same one when `dir` is opened
+/// again, handed to `Store::open_with` with `dir/engram.db` as its path (so the vault and
+/// other files still live in `dir`). PostgreSQL: a database per `dir` on the server of the
+/// admin URL `url`.
+pub fn open_other(url: &str, dir: &Path, config: Config) -> Store {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return postgres_store(url, dir, config);
+    }
+    let _ = (dir, config);
+    let scheme = url.split("://").next().unwrap_or(url);
+    panic!(
+        "{STORE_VAR}={url:?}: the tests know no backend for {scheme:?}; unset it (or set \
+         `sqlite`) for SQLite, or add the backend to tests/support/mod.rs's `open_other`"
+    )
 }
 
 /// `url` with its database replaced by `db`.

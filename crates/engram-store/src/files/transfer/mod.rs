@@ -6,14 +6,14 @@
 //! idempotent by uid: a memory already present is skipped together with its events and
 //! revisions, so importing the same file twice changes nothing.
 
-use crate::storage::rows::NewMemory;
-use crate::store::{MEMORY_COLUMNS, add_event, index_text, row_to_memory};
+use crate::storage::rows::{NewEvent, NewMemory, RowKey, Section, StoredRow};
+use crate::storage::{Reads, Tx};
 use crate::{Error, Result, Store};
 use engram_core::dynamics::ActrParams;
+use engram_core::memory::IdRef;
 use engram_core::redact;
-use engram_core::{EventKind, InputError, LinkKind, Memory, MemoryId, Millis, Tier, limits};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
-use serde::{Deserialize, Serialize};
+use engram_core::{EventKind, InputError, Memory, MemoryId, Millis, Tier, limits};
+use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
 
@@ -27,110 +27,11 @@ pub use jsonl::read_jsonl;
 /// The version of engram's export format written in the header line.
 pub const EXPORT_FORMAT_VERSION: i64 = 1;
 
-/// One event of a memory's log, as exported.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EventRow {
-    pub kind: String,
-    pub weight: f64,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub at: Millis,
-    #[serde(default)]
-    pub session_id: Option<String>,
-    #[serde(default)]
-    pub detail: Option<String>,
-}
-
-/// A previous text of a memory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RevisionRow {
-    pub content: String,
-    #[serde(default)]
-    pub title: Option<String>,
-    pub kind: String,
-    pub importance: f64,
-    #[serde(default)]
-    pub tags: Vec<String>,
-    pub reason: String,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub at: Millis,
-    #[serde(default)]
-    pub session_id: Option<String>,
-}
-
-/// A link between two memories named by uid.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LinkRow {
-    pub src: String,
-    pub dst: String,
-    pub kind: LinkKind,
-    pub weight: f64,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub created_at: Millis,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub updated_at: Millis,
-    #[serde(default)]
-    pub note: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionRow {
-    pub id: String,
-    pub room: String,
-    #[serde(default)]
-    pub directory: Option<String>,
-    #[serde(default)]
-    pub source: Option<String>,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub started_at: Millis,
-    #[serde(default, with = "engram_core::time::rfc3339_opt")]
-    pub ended_at: Option<Millis>,
-    #[serde(default)]
-    pub summary: Option<String>,
-    #[serde(default)]
-    pub outcome: Option<String>,
-    #[serde(default, with = "engram_core::time::rfc3339_opt")]
-    pub outcome_at: Option<Millis>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptRow {
-    #[serde(default)]
-    pub session_id: Option<String>,
-    pub room: String,
-    pub content: String,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub created_at: Millis,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgmentRow {
-    pub uid: String,
-    pub src: String,
-    pub dst: String,
-    #[serde(default)]
-    pub relation: Option<String>,
-    pub status: String,
-    #[serde(default)]
-    pub score: Option<f64>,
-    #[serde(default)]
-    pub reason: Option<String>,
-    #[serde(default)]
-    pub evidence: Option<String>,
-    #[serde(default)]
-    pub confidence: Option<f64>,
-    #[serde(default)]
-    pub actor: Option<String>,
-    #[serde(default)]
-    pub actor_kind: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub session_id: Option<String>,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub created_at: Millis,
-    #[serde(with = "engram_core::time::rfc3339")]
-    pub updated_at: Millis,
-}
+// The rows of the format are the storage boundary's own plain rows (memories named by
+// uid here, by id there: `LinkRow` and `JudgmentRow` default to uids).
+pub use crate::storage::rows::{
+    EventRow, JudgmentRow, LinkRow, PromptRow, RevisionRow, SessionRow,
+};
 
 /// A memory to import with its history. `events: None` seeds one `create` event at
 /// `created_at` (sources without an event log).
@@ -254,7 +155,7 @@ pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
 /// Inserts a full memory as given (uid, dates, tier), indexes its text, and seeds a
 /// `create` event when `seed_event`. Returns `None` when the uid is already stored.
 pub(crate) fn insert_memory(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     m: &Memory,
     review_after: Option<Millis>,
     keep_id: bool,
@@ -263,22 +164,10 @@ pub(crate) fn insert_memory(
 ) -> Result<Option<MemoryId>> {
     let mut m = m.clone();
     check_memory(&mut m)?;
-    let exists: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM memories WHERE uid = ?1)",
-        [&m.uid],
-        |r| r.get(0),
-    )?;
-    if exists {
+    if tx.memory_id(&IdRef::Uid(m.uid.clone()))?.is_some() {
         return Ok(None);
     }
-    let id_free = keep_id
-        && m.id > 0
-        && !conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
-            [m.id],
-            |r| r.get::<_, bool>(0),
-        )?;
-    let id: Option<i64> = id_free.then_some(m.id);
+    let id_free = keep_id && m.id > 0 && !tx.memory_exists(m.id)?;
     let row = NewMemory {
         uid: m.uid.clone(),
         content: m.content.clone(),
@@ -299,9 +188,12 @@ pub(crate) fn insert_memory(
         metadata: m.metadata.clone(),
         review_after,
     };
-    let id = crate::sqlite::memories::insert_with_id(conn, id, &row)?;
-    index_text(
-        conn,
+    let id = if id_free {
+        tx.insert_memory_with_id(m.id, &row)?
+    } else {
+        tx.insert_memory(&row)?
+    };
+    tx.index_text(
         id,
         m.title.as_deref(),
         &m.content,
@@ -309,30 +201,21 @@ pub(crate) fn insert_memory(
         m.metadata.get("context").and_then(|c| c.as_str()),
     )?;
     if seed_event {
-        add_event(
-            conn,
-            id,
-            EventKind::Create,
-            engram_core::dynamics::create_weight(m.importance, actr),
-            m.created_at,
-            m.session_id.as_deref(),
-            None,
-        )?;
+        tx.append_event(&NewEvent {
+            memory_id: id,
+            kind: EventKind::Create,
+            weight: engram_core::dynamics::create_weight(m.importance, actr),
+            at: m.created_at,
+            session_id: m.session_id.as_deref(),
+            detail: None,
+        })?;
     }
     Ok(Some(id))
 }
 
-fn id_of(conn: &Connection, uid: &str) -> Result<Option<MemoryId>> {
-    Ok(conn
-        .prepare_cached("SELECT id FROM memories WHERE uid = ?1")?
-        .query_row([uid.to_ascii_uppercase()], |r| r.get(0))
-        .optional()?)
-}
-
-fn uid_of(conn: &Connection, id: MemoryId) -> Result<String> {
-    Ok(conn
-        .prepare_cached("SELECT uid FROM memories WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))?)
+/// The id a uid names (uids are stored upper-case).
+fn id_of(r: &dyn Reads, uid: &str) -> Result<Option<MemoryId>> {
+    r.memory_id(&IdRef::Uid(uid.to_ascii_uppercase()))
 }
 
 /// A memory with engram's defaults, for importers that fill in what their source has.

@@ -18,12 +18,10 @@ use crate::files::frontmatter::{self, Document, ParseError, Value, quote};
 use crate::files::fsutil;
 use crate::files::home::Home;
 use crate::files::transfer::{check_memory, insert_memory};
-use crate::store::{MEMORY_COLUMNS, add_event, index_text, row_to_memory};
 use crate::{Error, Result, Store};
 use engram_core::config::IndexCheck;
 use engram_core::redact;
 use engram_core::{EventKind, Kind, LinkKind, Memory, MemoryId, Millis, Tier, time};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -126,46 +124,25 @@ impl Store {
         let Some(root) = self.vault_dir() else {
             return Ok(SyncReport::default());
         };
-        let cursor = meta_get(
-            self.sqlite_conn()
-                .expect("the vault and transfer run on SQLite until their slice"),
-            "vault_seq",
-        )?
-        .and_then(|s| s.parse::<i64>().ok());
+        let cursor = meta_get(self.reads(), "vault_seq")?.and_then(|s| s.parse::<i64>().ok());
         if cursor.is_some()
-            && cursor
-                == Some(max_seq(self.sqlite_conn().expect(
-                    "the vault and transfer run on SQLite until their slice",
-                ))?)
-            && meta_get(
-                self.sqlite_conn()
-                    .expect("the vault and transfer run on SQLite until their slice"),
-                "vault_root",
-            )?
-            .as_deref()
-                == Some(&*root.to_string_lossy())
+            && cursor == Some(max_seq(self.reads())?)
+            && meta_get(self.reads(), "vault_root")?.as_deref() == Some(&*root.to_string_lossy())
         {
             return Ok(SyncReport::default());
         }
         let now = self.now();
-        let tx = self
-            .sqlite_conn_mut()
-            .expect("the vault and transfer run on SQLite until their slice")
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         crate::db::create_private_dir(&root)?;
-        let report = sync_in(&tx, &root, now)?;
-        tx.commit()?;
-        Ok(report)
+        // The files are written inside the transaction (the cursor moves with them). A
+        // backend that re-runs it writes the same files again: the folder ends as after
+        // one run, and the report is the committed run's.
+        self.write(|tx| sync_in(tx, &root, now))
     }
 
     /// How the vault's files compare with what engram last wrote or read (no file is read).
     pub fn vault_status(&self) -> Result<VaultStatus> {
         match self.vault_dir() {
-            Some(root) => status_in(
-                self.sqlite_conn()
-                    .expect("the vault and transfer run on SQLite until their slice"),
-                &root,
-            ),
+            Some(root) => status_in(self.reads(), &root),
             None => Ok(VaultStatus::default()),
         }
     }

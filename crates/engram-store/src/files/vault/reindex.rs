@@ -4,10 +4,11 @@
 //! the links files list, then settle the files that are gone.
 
 use super::*;
+use crate::storage::Tx;
 
 /// What one reindex carries from pass to pass.
 struct Pass<'a> {
-    tx: &'a Connection,
+    tx: &'a mut dyn Tx,
     root: &'a Path,
     now: Millis,
     default_importance: f64,
@@ -41,43 +42,43 @@ impl Store {
         let now = self.now();
         let default_importance = self.config.default_importance;
         let actr = self.config.actr;
-        let tx = self
-            .sqlite_conn_mut()
-            .expect("the vault and transfer run on SQLite until their slice")
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         crate::db::create_private_dir(&root)?;
-        let synced = sync_in(&tx, &root, now)?;
-        let rec = recorded(&tx)?;
-        let files = walk(&root)?;
-        let total = files.len() as u64;
-        let mut pass = Pass {
-            tx: &tx,
-            root: &root,
-            now,
-            default_importance,
-            actr,
-            report: ReindexReport {
-                synced,
-                files: files.len(),
-                ..Default::default()
-            },
-            stems: rec
-                .iter()
-                .map(|(p, r)| (stem_of(p).to_string(), r.uid.clone()))
-                .collect(),
-            claimed: HashSet::new(),
-            rerender: Vec::new(),
-            link_todo: Vec::new(),
-        };
-        let todo = pass.read_changed(&files, &rec, progress)?;
-        for (rel, hash, r) in &todo {
-            pass.apply_file(rel, hash, r)?;
-        }
-        pass.apply_links()?;
-        pass.settle_gone(&files, &rec, trash_gone)?;
-        let report = pass.finish()?;
-        progress(total, total);
-        tx.commit()?;
+        // One transaction for the whole read-back; files are written inside it (the
+        // rewritten ones), the same files on a re-run.
+        let report = self.write(|tx| {
+            let synced = sync_in(tx, &root, now)?;
+            let rec = recorded(tx)?;
+            let files = walk(&root)?;
+            let total = files.len() as u64;
+            let mut pass = Pass {
+                tx,
+                root: &root,
+                now,
+                default_importance,
+                actr,
+                report: ReindexReport {
+                    synced,
+                    files: files.len(),
+                    ..Default::default()
+                },
+                stems: rec
+                    .iter()
+                    .map(|(p, r)| (stem_of(p).to_string(), r.uid.clone()))
+                    .collect(),
+                claimed: HashSet::new(),
+                rerender: Vec::new(),
+                link_todo: Vec::new(),
+            };
+            let todo = pass.read_changed(&files, &rec, progress)?;
+            for (rel, hash, r) in &todo {
+                pass.apply_file(rel, hash, r)?;
+            }
+            pass.apply_links()?;
+            pass.settle_gone(&files, &rec, trash_gone)?;
+            let report = pass.finish()?;
+            progress(total, total);
+            Ok(report)
+        })?;
         Ok(report)
     }
 }
@@ -181,11 +182,15 @@ impl Pass<'_> {
         r: &FileRecord,
         in_trash: bool,
     ) -> Result<(MemoryId, bool)> {
-        let (tx, now) = (self.tx, self.now);
+        let now = self.now;
+        let tx = &mut *self.tx;
         let existing = match &uid {
-            Some(u) => {
-                crate::store::load_in(tx, &engram_core::memory::IdRef::Uid(u.clone()), "uid").ok()
-            }
+            Some(u) => crate::storage::require_memory(
+                &*tx,
+                &engram_core::memory::IdRef::Uid(u.clone()),
+                "uid",
+            )
+            .ok(),
             None => None,
         };
         match (&uid, existing) {
@@ -326,8 +331,8 @@ impl Pass<'_> {
             if self.claimed.contains(&r.uid) {
                 continue; // moved by hand: its new path was recorded above
             }
-            let Some(m) = crate::store::load_in(
-                self.tx,
+            let Some(m) = crate::storage::require_memory(
+                &*self.tx,
                 &engram_core::memory::IdRef::Uid(r.uid.clone()),
                 "uid",
             )
@@ -356,7 +361,8 @@ impl Pass<'_> {
         }
         self.report.synced.written += sync.written;
         self.report.synced.removed += sync.removed;
-        meta_set(self.tx, "vault_seq", &max_seq(self.tx)?.to_string())?;
+        let top = max_seq(self.tx)?;
+        meta_set(self.tx, "vault_seq", &top.to_string())?;
         Ok(self.report)
     }
 }

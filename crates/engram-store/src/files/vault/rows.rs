@@ -1,10 +1,14 @@
-//! The vault's own rows and its few writes of others': `vault_files` (what engram last
-//! wrote or read at each path), the `meta` cursor over the `changes` log, and a hand edit
-//! applied to `memories`, `revisions` and `links`. Every SQL statement of the vault is here
-//! (or in `sync.rs`'s drain of `changes`), so a row owner can take them over in one place.
+//! The vault's reads and writes of rows, all through the storage interface: its file
+//! records (`vault_files`, [`Tx::write_vault_file`]), the `meta` cursor over the change
+//! log, and a hand edit applied to a memory, its revisions and its links. No SQL here: the
+//! SQLite statements are `sqlite/vault_files.rs`'s and the row owners'.
 
 use super::*;
-use crate::storage::rows::MemoryPatch;
+use crate::storage::rows::{
+    LinkWeight, LinkWrite, MemoryPatch, NewEvent, VaultFile, VaultFileWrite,
+};
+use crate::storage::{Reads, Tx};
+use engram_core::memory::IdRef;
 
 /// What engram last wrote or read at a path.
 pub(super) struct Recorded {
@@ -14,108 +18,75 @@ pub(super) struct Recorded {
     pub(super) mtime: i64,
 }
 
-pub(super) fn recorded(conn: &Connection) -> Result<HashMap<String, Recorded>> {
-    let mut stmt = conn.prepare("SELECT path, uid, hash, size, mtime FROM vault_files")?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            Recorded {
-                uid: r.get(1)?,
-                hash: r.get(2)?,
-                size: r.get(3)?,
-                mtime: r.get(4)?,
-            },
-        ))
-    })?;
-    let mut out = HashMap::new();
-    for r in rows {
-        let (p, rec) = r?;
-        out.insert(p, rec);
-    }
-    Ok(out)
+pub(super) fn recorded(r: &dyn Reads) -> Result<HashMap<String, Recorded>> {
+    Ok(r.vault_files(None)?
+        .into_iter()
+        .map(|f| {
+            (
+                f.path,
+                Recorded {
+                    uid: f.uid,
+                    hash: f.hash,
+                    size: f.size,
+                    mtime: f.mtime,
+                },
+            )
+        })
+        .collect())
 }
 
 pub(super) fn record_file(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     root: &Path,
     rel: &str,
     uid: &str,
     hash: &str,
 ) -> Result<()> {
     let meta = std::fs::metadata(root.join(rel)).map_err(io_err(&root.join(rel)))?;
-    conn.prepare_cached(
-        "INSERT INTO vault_files (path, uid, hash, size, mtime) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (path) DO UPDATE SET uid = excluded.uid, hash = excluded.hash, size = excluded.size, mtime = excluded.mtime",
-    )?
-    .execute(params![rel, uid, hash, meta.len() as i64, mtime_ns(&meta)])?;
-    Ok(())
+    tx.write_vault_file(&VaultFileWrite::Record(&VaultFile {
+        path: rel.to_string(),
+        uid: uid.to_string(),
+        hash: hash.to_string(),
+        size: meta.len() as i64,
+        mtime: mtime_ns(&meta),
+    }))
 }
 
-pub(super) fn meta_get(conn: &Connection, key: &str) -> Result<Option<String>> {
-    Ok(conn
-        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-        .optional()?)
+pub(super) fn meta_get(r: &dyn Reads, key: &str) -> Result<Option<String>> {
+    r.meta(key)
 }
 
-pub(super) fn meta_set(conn: &Connection, key: &str, value: &str) -> Result<()> {
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        params![key, value],
-    )?;
-    Ok(())
+pub(super) fn meta_set(tx: &mut dyn Tx, key: &str, value: &str) -> Result<()> {
+    tx.set_meta(key, value)
 }
 
-pub(super) fn max_seq(conn: &Connection) -> Result<i64> {
-    Ok(
-        conn.query_row("SELECT coalesce(max(seq), 0) FROM changes", [], |r| {
-            r.get(0)
-        })?,
-    )
+pub(super) fn max_seq(r: &dyn Reads) -> Result<i64> {
+    r.last_change()
 }
 
-pub(super) fn load_by_id(conn: &Connection, id: MemoryId) -> Result<Option<Memory>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1"
-        ))?
-        .query_row([id], row_to_memory)
-        .optional()?)
+pub(super) fn load_by_id(r: &dyn Reads, id: MemoryId) -> Result<Option<Memory>> {
+    r.memory(&IdRef::Id(id))
 }
 
 /// The file stem a memory has (its current file) or will get.
-pub(super) fn stem_for(conn: &Connection, m: &Memory) -> Result<String> {
-    let path: Option<String> = conn
-        .prepare_cached("SELECT path FROM vault_files WHERE uid = ?1 ORDER BY path LIMIT 1")?
-        .query_row([&m.uid], |r| r.get(0))
-        .optional()?;
-    Ok(match path {
-        Some(p) => stem_of(&p).to_string(),
+pub(super) fn stem_for(r: &dyn Reads, m: &Memory) -> Result<String> {
+    Ok(match r.vault_files(Some(&m.uid))?.first() {
+        Some(f) => stem_of(&f.path).to_string(),
         None => new_stem(m),
     })
 }
 
+/// Keeps `content` (a file's text) as a revision of `m`, with `m`'s other fields.
 pub(super) fn add_revision(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     m: &Memory,
     content: &str,
     reason: &str,
     at: Millis,
 ) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO revisions (memory_id, content, title, kind, importance, tags, reason, at, session_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)",
-    )?
-    .execute(params![
-        m.id,
-        content,
-        m.title,
-        m.kind.as_str(),
-        m.importance,
-        serde_json::to_string(&m.tags).expect("tags serialise"),
-        reason,
-        at
-    ])?;
-    Ok(())
+    let mut kept = m.clone();
+    kept.content = content.to_string();
+    tx.add_revision(&kept, reason, at, None)
 }
 
 /// Whether two memories differ in anything a file states (not `updated_at` or `id`).
@@ -139,7 +110,7 @@ pub(super) fn differs(a: &Memory, b: &Memory) -> bool {
 
 /// Stores a hand edit: the previous text becomes a revision (`vault_edit`).
 pub(super) fn update_from_file(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     old: &Memory,
     new: &Memory,
     now: Millis,
@@ -152,10 +123,9 @@ pub(super) fn update_from_file(
         || old.importance != new.importance
         || old.tags != new.tags
     {
-        add_revision(conn, old, &old.content, "vault_edit", now)?;
+        add_revision(tx, old, &old.content, "vault_edit", now)?;
     }
-    crate::sqlite::memories::patch(
-        conn,
+    tx.patch_memory(
         old.id,
         &MemoryPatch {
             content: Some(new.content.clone()),
@@ -177,8 +147,7 @@ pub(super) fn update_from_file(
             ..Default::default()
         },
     )?;
-    index_text(
-        conn,
+    tx.index_text(
         old.id,
         new.title.as_deref(),
         &new.content,
@@ -186,100 +155,86 @@ pub(super) fn update_from_file(
         new.metadata.get("context").and_then(|c| c.as_str()),
     )?;
     if text_changed {
-        conn.execute("DELETE FROM embeddings WHERE memory_id = ?1", [old.id])?;
+        tx.set_embedding(old.id, None)?;
     }
-    add_event(
-        conn,
-        old.id,
-        EventKind::Update,
-        1.0,
-        now,
-        None,
-        Some("vault edit"),
-    )?;
-    Ok(())
+    tx.append_event(&NewEvent {
+        memory_id: old.id,
+        kind: EventKind::Update,
+        weight: 1.0,
+        at: now,
+        session_id: None,
+        detail: Some("vault edit"),
+    })
 }
 
 /// Makes a memory's outgoing links what its file lists. Returns whether anything changed.
 pub(super) fn set_links(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     src: MemoryId,
     want: &[(MemoryId, LinkKind, f64)],
     now: Millis,
 ) -> Result<bool> {
-    let have: Vec<(MemoryId, String, f64)> = conn
-        .prepare_cached("SELECT dst, kind, weight FROM links WHERE src = ?1")?
-        .query_map([src], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let same = have.len() == want.len()
-        && want.iter().all(|(d, k, w)| {
-            have.iter()
-                .any(|(hd, hk, hw)| hd == d && hk == k.as_str() && (hw - w).abs() < 5e-4)
-        });
+    let have: Vec<(MemoryId, LinkKind, f64)> = tx
+        .links_from(src)?
+        .into_iter()
+        .map(|l| (l.dst, l.kind, l.weight))
+        .collect();
+    let held = |d: &MemoryId, k: &LinkKind, w: &f64| {
+        have.iter()
+            .any(|(hd, hk, hw)| hd == d && hk == k && (hw - w).abs() < 5e-4)
+    };
+    let same = have.len() == want.len() && want.iter().all(|(d, k, w)| held(d, k, w));
     if same {
         return Ok(false);
     }
     for (d, k, _) in &have {
-        if !want.iter().any(|(wd, wk, _)| wd == d && wk.as_str() == k) {
-            conn.execute(
-                "DELETE FROM links WHERE src = ?1 AND dst = ?2 AND kind = ?3",
-                params![src, d, k],
-            )?;
+        if !want.iter().any(|(wd, wk, _)| wd == d && wk == k) {
+            tx.delete_link(src, *d, *k)?;
         }
     }
     for (d, k, w) in want {
-        let unchanged = have
-            .iter()
-            .any(|(hd, hk, hw)| hd == d && hk == k.as_str() && (hw - w).abs() < 5e-4);
-        if unchanged {
+        if held(d, k, w) {
             continue;
         }
-        conn.execute(
-            "INSERT INTO links (src, dst, kind, weight, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)
-             ON CONFLICT (src, dst, kind) DO UPDATE SET weight = excluded.weight, updated_at = excluded.updated_at",
-            params![src, d, k.as_str(), w, now],
-        )?;
+        // The file's weight, as written there (no cap: the file is the source).
+        tx.upsert_link(&LinkWrite {
+            src,
+            dst: *d,
+            kind: *k,
+            weight: *w,
+            mode: LinkWeight::Set,
+            cap: f64::MAX,
+            at: now,
+        })?;
     }
     Ok(true)
 }
 
 /// The uid of a memory just stored.
-pub(super) fn memory_uid(conn: &Connection, id: MemoryId) -> Result<String> {
-    Ok(
-        conn.query_row("SELECT uid FROM memories WHERE id = ?1", [id], |row| {
-            row.get(0)
-        })?,
-    )
+pub(super) fn memory_uid(r: &dyn Reads, id: MemoryId) -> Result<String> {
+    load_by_id(r, id)?
+        .map(|m| m.uid)
+        .ok_or_else(|| Error::not_found("id", format!("#{id}")))
 }
 
 /// The memory a uid names, if any.
-pub(super) fn memory_id_of(conn: &Connection, uid: &str) -> Result<Option<MemoryId>> {
-    Ok(conn
-        .query_row("SELECT id FROM memories WHERE uid = ?1", [uid], |r| {
-            r.get(0)
-        })
-        .optional()?)
+pub(super) fn memory_id_of(r: &dyn Reads, uid: &str) -> Result<Option<MemoryId>> {
+    r.memory_id(&IdRef::Uid(uid.to_string()))
 }
 
 /// Records a path as holding `uid` with no hash, so the next write replaces the file (the
 /// uid goes back into it, or a redacted secret leaves the disk).
-pub(super) fn mark_for_rewrite(conn: &Connection, rel: &str, uid: &str) -> Result<()> {
-    conn.execute(
-        "INSERT INTO vault_files (path, uid, hash, size, mtime) VALUES (?1, ?2, '', -1, -1)
-         ON CONFLICT (path) DO UPDATE SET uid = excluded.uid",
-        params![rel, uid],
-    )?;
-    Ok(())
+pub(super) fn mark_for_rewrite(tx: &mut dyn Tx, rel: &str, uid: &str) -> Result<()> {
+    tx.write_vault_file(&VaultFileWrite::MarkForRewrite { path: rel, uid })
 }
 
 /// Drops what engram recorded about a path.
-pub(super) fn forget_file(conn: &Connection, rel: &str) -> Result<()> {
-    conn.execute("DELETE FROM vault_files WHERE path = ?1", [rel])?;
-    Ok(())
+pub(super) fn forget_file(tx: &mut dyn Tx, rel: &str) -> Result<()> {
+    tx.write_vault_file(&VaultFileWrite::Forget { path: rel })
 }
 
 /// Sends a memory whose file was deleted by hand to the trash.
-pub(super) fn move_to_trash(conn: &Connection, id: MemoryId, now: Millis) -> Result<()> {
-    crate::sqlite::memories::patch(conn, id, &MemoryPatch::tier(Tier::Trash, now))?;
+pub(super) fn move_to_trash(tx: &mut dyn Tx, id: MemoryId, now: Millis) -> Result<()> {
+    tx.patch_memory(id, &MemoryPatch::tier(Tier::Trash, now))?;
     Ok(())
 }

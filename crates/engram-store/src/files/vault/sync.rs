@@ -3,52 +3,34 @@
 //! engram last saw (`status_in`).
 
 use super::*;
+use crate::storage::rows::{RowKey, Section, StoredRow, VaultFileWrite};
+use crate::storage::{Reads, Tx};
 
 /// Writes one memory's file where it belongs, moving it if its folder changed.
 pub(super) fn write_memory(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     root: &Path,
     m: &Memory,
     now: Millis,
     report: &mut SyncReport,
 ) -> Result<()> {
     let mut links = Vec::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT l.dst, l.kind, l.weight FROM links l WHERE l.src = ?1 ORDER BY l.dst, l.kind",
-        )?;
-        let rows = stmt.query_map([m.id], |r| {
-            Ok((
-                r.get::<_, MemoryId>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, f64>(2)?,
-            ))
-        })?;
-        for row in rows {
-            let (dst, kind, w) = row?;
-            let Ok(kind) = LinkKind::parse(&kind) else {
-                continue;
-            };
-            if let Some(d) = load_by_id(conn, dst)? {
-                links.push((stem_for(conn, &d)?, kind, w));
-            }
+    for l in tx.links_from(m.id)? {
+        if let Some(d) = load_by_id(tx, l.dst)? {
+            links.push((stem_for(tx, &d)?, l.kind, l.weight));
         }
     }
-    let existing: Vec<(String, String, i64, i64)> = {
-        let mut stmt = conn.prepare_cached(
-            "SELECT path, hash, size, mtime FROM vault_files WHERE uid = ?1 ORDER BY path",
-        )?;
-        stmt.query_map([&m.uid], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?
-    };
+    let existing: Vec<(String, String, i64, i64)> = tx
+        .vault_files(Some(&m.uid))?
+        .into_iter()
+        .map(|f| (f.path, f.hash, f.size, f.mtime))
+        .collect();
     let stem = existing
         .first()
         .map(|(p, ..)| stem_of(p).to_string())
         .unwrap_or_else(|| new_stem(m));
     let rel = format!("{}/{}.md", folder_for(m), stem);
-    let text = render_with_evidence(m, &links, &crate::evidence::of(conn, m.id)?);
+    let text = render_with_evidence(m, &links, &tx.evidence(m.id)?);
     // A file changed by hand since engram wrote it, now overwritten by a database change:
     // keep its text as a revision, so nothing typed is lost.
     for (p, hash, size, mtime) in &existing {
@@ -70,7 +52,7 @@ pub(super) fn write_memory(
             && body != m.content
             && !body.trim().is_empty()
         {
-            add_revision(conn, m, &body, "vault_conflict", now)?;
+            add_revision(tx, m, &body, "vault_conflict", now)?;
             report.conflicts += 1;
         }
     }
@@ -86,82 +68,81 @@ pub(super) fn write_memory(
         write_file(&full, text.as_bytes())?;
         report.written += 1;
     }
-    record_file(conn, root, &rel, &m.uid, &sha256_hex(text.as_bytes()))?;
+    record_file(tx, root, &rel, &m.uid, &sha256_hex(text.as_bytes()))?;
     for (p, ..) in &existing {
         if *p != rel {
             remove_file(root, p)?;
-            conn.execute("DELETE FROM vault_files WHERE path = ?1", [p])?;
+            forget_file(tx, p)?;
             report.removed += 1;
         }
     }
     Ok(())
 }
 
+/// Change log entries read per page.
+const CHANGES_PAGE: usize = 1000;
+
 /// Drains the change log into the vault. With `full`, every memory is written.
-pub(super) fn sync_in(conn: &Connection, root: &Path, now: Millis) -> Result<SyncReport> {
+pub(super) fn sync_in(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<SyncReport> {
     let mut report = SyncReport::default();
     let root_str = root.to_string_lossy().into_owned();
-    let recorded_root = meta_get(conn, "vault_root")?;
-    let cursor = meta_get(conn, "vault_seq")?.and_then(|s| s.parse::<i64>().ok());
-    let top = max_seq(conn)?;
+    let recorded_root = meta_get(tx, "vault_root")?;
+    let cursor = meta_get(tx, "vault_seq")?.and_then(|s| s.parse::<i64>().ok());
+    let top = max_seq(tx)?;
     let full = cursor.is_none() || recorded_root.as_deref() != Some(root_str.as_str());
     if full {
         if recorded_root.as_deref() != Some(root_str.as_str()) {
-            conn.execute("DELETE FROM vault_files", [])?;
+            tx.write_vault_file(&VaultFileWrite::ForgetAll)?;
         }
-        let ids: Vec<MemoryId> = conn
-            .prepare("SELECT id FROM memories ORDER BY id")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        for id in ids {
-            if let Some(m) = load_by_id(conn, id)? {
-                write_memory(conn, root, &m, now, &mut report)?;
+        let mut after: Option<RowKey> = None;
+        loop {
+            let page = tx.rows_after(Section::Memories, after.as_ref(), CHANGES_PAGE)?;
+            for row in page.rows {
+                if let StoredRow::Memory { memory, .. } = row {
+                    write_memory(tx, root, &memory, now, &mut report)?;
+                }
+            }
+            match page.next {
+                Some(k) => after = Some(k),
+                None => break,
             }
         }
     } else {
-        let cursor = cursor.unwrap_or(0);
+        let mut seq = cursor.unwrap_or(0);
         let mut changed: BTreeMap<MemoryId, Option<String>> = BTreeMap::new();
-        {
-            let mut stmt = conn.prepare(
-                "SELECT memory_id, uid FROM changes WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
-            )?;
-            let rows = stmt.query_map([cursor, top], |r| {
-                Ok((r.get::<_, MemoryId>(0)?, r.get::<_, Option<String>>(1)?))
-            })?;
-            for row in rows {
-                let (id, uid) = row?;
-                let e = changed.entry(id).or_default();
-                if uid.is_some() {
-                    *e = uid;
+        loop {
+            let page = tx.changes(seq, top, CHANGES_PAGE)?;
+            let Some(last) = page.last() else { break };
+            seq = last.seq;
+            for c in page {
+                let e = changed.entry(c.memory_id).or_default();
+                if c.uid.is_some() {
+                    *e = c.uid;
                 }
             }
         }
         for (id, uid) in changed {
-            match load_by_id(conn, id)? {
-                Some(m) => write_memory(conn, root, &m, now, &mut report)?,
+            match load_by_id(tx, id)? {
+                Some(m) => write_memory(tx, root, &m, now, &mut report)?,
                 None => {
                     // Purged: its file goes (the only delete the vault does).
                     let Some(uid) = uid else { continue };
-                    let paths: Vec<String> = conn
-                        .prepare("SELECT path FROM vault_files WHERE uid = ?1")?
-                        .query_map([&uid], |r| r.get(0))?
-                        .collect::<rusqlite::Result<_>>()?;
-                    for p in paths {
-                        remove_file(root, &p)?;
-                        conn.execute("DELETE FROM vault_files WHERE path = ?1", [&p])?;
+                    for f in tx.vault_files(Some(&uid))? {
+                        remove_file(root, &f.path)?;
+                        forget_file(tx, &f.path)?;
                         report.removed += 1;
                     }
                 }
             }
         }
     }
-    meta_set(conn, "vault_seq", &top.to_string())?;
-    meta_set(conn, "vault_root", &root_str)?;
+    meta_set(tx, "vault_seq", &top.to_string())?;
+    meta_set(tx, "vault_root", &root_str)?;
     Ok(report)
 }
 
-pub(super) fn status_in(conn: &Connection, root: &Path) -> Result<VaultStatus> {
-    let rec = recorded(conn)?;
+pub(super) fn status_in(r: &dyn Reads, root: &Path) -> Result<VaultStatus> {
+    let rec = recorded(r)?;
     let files = walk(root)?;
     let mut st = VaultStatus {
         files: files.len(),
