@@ -947,3 +947,17 @@ fn a_dropped_connection_is_a_clear_error_and_the_pool_recovers() {
     }
     assert_eq!(pg.live_count(None).unwrap(), 0);
 }
+
+#[test]
+fn a_file_copy_is_refused_with_the_tool_to_use() {
+    let Some(admin) = admin_url() else { return };
+    let db = TestDb::new(&admin);
+    let pg = db.open();
+    let dir = tempfile::tempdir().unwrap();
+    let e = pg
+        .copy_to(&dir.path().join("copy.db"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("pg_dump") && e.contains(pg.target()), "{e}");
+    assert!(!dir.path().join("copy.db").exists());
+}

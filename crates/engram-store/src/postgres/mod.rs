@@ -284,11 +284,11 @@ impl Backend for PgBackend {
 
     /// A server database is copied with its own tools, not as a file.
     fn copy_to(&self, target: &Path) -> Result<()> {
-        Err(Error::Unavailable {
-            target: self.target.clone(),
+        Err(Error::Config {
+            path: target.to_path_buf(),
             message: format!(
-                "a PostgreSQL store is not copied to a file ({}); back it up with pg_dump (and restore with pg_restore)",
-                target.display()
+                "a PostgreSQL store ({}) is not copied to a file: back it up with pg_dump and restore it with pg_restore",
+                self.target
             ),
         })
     }
