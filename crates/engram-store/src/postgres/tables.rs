@@ -108,6 +108,41 @@ pub(crate) fn rows_after(
                 });
             }
         }
+        Section::Links | Section::Sessions | Section::Prompts | Section::Judgments => {
+            return keyed_rows_after(db, section, after, limit);
+        }
+    }
+    let next = if rows.len() < limit {
+        None
+    } else {
+        rows.last().map(|last| match last {
+            StoredRow::Memory { memory, .. } => RowKey::Id(memory.id),
+            StoredRow::Revision { memory_id, .. }
+            | StoredRow::Evidence { memory_id, .. }
+            | StoredRow::Event { memory_id, .. } => RowKey::Memory(*memory_id),
+            StoredRow::Link(l) => RowKey::Link(l.src, l.dst, l.kind.as_str().to_string()),
+            StoredRow::Session(s) => RowKey::Session(s.started_at, s.id.clone()),
+            StoredRow::Prompt(_) | StoredRow::Judgment(_) => unreachable!("keyed_rows_after"),
+        })
+    };
+    Ok(RowPage { rows, next })
+}
+
+/// The sections keyed by something else than a memory id: links, sessions (by their own
+/// keys), prompts and judgments (by their ids, which the rows do not carry).
+fn keyed_rows_after(
+    db: &mut dyn Db,
+    section: Section,
+    after: Option<&RowKey>,
+    limit: usize,
+) -> Result<RowPage> {
+    let id = match after {
+        Some(RowKey::Id(i)) => *i,
+        _ => 0,
+    };
+    let lim = limit as i64;
+    let mut rows = Vec::new();
+    match section {
         Section::Links => {
             let (s, d, k) = match after {
                 None => (MemoryId::MIN, MemoryId::MIN, String::new()),
@@ -203,20 +238,13 @@ pub(crate) fn rows_after(
             let next = (rows.len() >= limit).then_some(RowKey::Id(last));
             return Ok(RowPage { rows, next });
         }
+        _ => unreachable!("rows_after handles the per-memory sections"),
     }
-    let next = if rows.len() < limit {
-        None
-    } else {
-        rows.last().map(|last| match last {
-            StoredRow::Memory { memory, .. } => RowKey::Id(memory.id),
-            StoredRow::Revision { memory_id, .. }
-            | StoredRow::Evidence { memory_id, .. }
-            | StoredRow::Event { memory_id, .. } => RowKey::Memory(*memory_id),
-            StoredRow::Link(l) => RowKey::Link(l.src, l.dst, l.kind.as_str().to_string()),
-            StoredRow::Session(s) => RowKey::Session(s.started_at, s.id.clone()),
-            StoredRow::Prompt(_) | StoredRow::Judgment(_) => unreachable!("returned above"),
-        })
-    };
+    let next = (rows.len() >= limit).then(|| match rows.last() {
+        Some(StoredRow::Link(l)) => RowKey::Link(l.src, l.dst, l.kind.as_str().to_string()),
+        Some(StoredRow::Session(s)) => RowKey::Session(s.started_at, s.id.clone()),
+        _ => unreachable!("prompts and judgments returned above"),
+    });
     Ok(RowPage { rows, next })
 }
 
