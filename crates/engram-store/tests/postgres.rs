@@ -961,3 +961,21 @@ fn a_file_copy_is_refused_with_the_tool_to_use() {
     assert!(e.contains("pg_dump") && e.contains(pg.target()), "{e}");
     assert!(!dir.path().join("copy.db").exists());
 }
+
+#[test]
+fn a_page_key_of_another_section_is_an_input_error() {
+    let Some(admin) = admin_url() else { return };
+    let db = TestDb::new(&admin);
+    let pg = db.open();
+    let link = RowKey::Link(1, 2, "related".into());
+    for (section, key) in [
+        (Section::Memories, link.clone()),
+        (Section::Prompts, link.clone()),
+        (Section::Judgments, RowKey::Session(0, "s".into())),
+        (Section::Links, RowKey::Id(3)),
+        (Section::Sessions, RowKey::Memory(3)),
+    ] {
+        let e = pg.rows_after(section, Some(&key), 10).unwrap_err();
+        assert_eq!(e.field(), Some("after"), "{section:?} {key:?}: {e}");
+    }
+}

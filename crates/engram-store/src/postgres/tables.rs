@@ -138,6 +138,9 @@ fn keyed_rows_after(
 ) -> Result<RowPage> {
     let id = match after {
         Some(RowKey::Id(i)) => *i,
+        Some(other) if matches!(section, Section::Prompts | Section::Judgments) => {
+            return Err(wrong_key(section, other));
+        }
         _ => 0,
     };
     let lim = limit as i64;
