@@ -19,6 +19,14 @@ pub enum Error {
     },
     #[error("database error: {0}")]
     Db(#[from] rusqlite::Error),
+    /// A PostgreSQL statement failed (the server's message; never the connection's password).
+    #[cfg(feature = "postgres")]
+    #[error("database error: {0}")]
+    Postgres(#[from] postgres::Error),
+    /// The database server cannot be reached or the connection was lost; `target` names
+    /// the host, port and database (never the password).
+    #[error("cannot reach the database at {target}: {message}")]
+    Unavailable { target: String, message: String },
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

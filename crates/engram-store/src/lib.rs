@@ -19,6 +19,9 @@ pub mod hub;
 pub mod maintain;
 mod ops;
 mod parts;
+/// The PostgreSQL backend (issue 18): the storage interface on a server, for teams.
+#[cfg(feature = "postgres")]
+pub mod postgres;
 mod recall;
 pub mod recent;
 pub mod resolution;

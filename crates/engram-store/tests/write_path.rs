@@ -8,6 +8,7 @@ use engram_core::memory::IdRef;
 use engram_core::{Config, Millis, Tier};
 use engram_store::{RememberAction, RememberRequest, Store};
 use std::sync::Arc;
+
 use std::sync::atomic::{AtomicI64, Ordering};
 
 const T0: Millis = 1_790_000_000_000;

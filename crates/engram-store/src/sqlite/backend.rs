@@ -39,6 +39,12 @@ impl SqliteBackend {
         Ok((SqliteBackend::over(conn, path, config), backup))
     }
 
+    /// [`SqliteBackend::open`] without a `Store` around it (no seed C import): for running
+    /// the same trait calls on two backends and comparing them (`tests/postgres.rs`).
+    pub fn open_bare(path: &Path, config: &Config) -> Result<SqliteBackend> {
+        Ok(SqliteBackend::open(path, config)?.0)
+    }
+
     /// A backend over a connection already open and migrated.
     pub(crate) fn over(conn: Connection, path: &Path, config: &Config) -> SqliteBackend {
         SqliteBackend {

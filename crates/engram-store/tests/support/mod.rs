@@ -75,19 +75,63 @@ pub fn open_sqlite(path: &Path, config: Config) -> Store {
     Store::open(path, config).expect("the store opens")
 }
 
-/// THE HOOK FOR ANOTHER BACKEND (the PostgreSQL backend fills it in): opens the store
-/// that `url` names for the test directory `dir`, fresh the first time a `dir` is seen
-/// (e.g. a schema or database per directory) and the same one when `dir` is opened again,
-/// built with that backend's constructor and handed to
-/// `Store::open_with(backend, config, &dir.join("engram.db"))` (so the vault and other
-/// files still live in `dir`).
+/// The hook for another backend: opens the store that `url` names for the test directory
+/// `dir`, fresh the first time a `dir` is seen and the same one when `dir` is opened
+/// again, handed to `Store::open_with` with `dir/engram.db` as its path (so the vault and
+/// other files still live in `dir`). PostgreSQL: a database per `dir` on the server of the
+/// admin URL `url`.
 pub fn open_other(url: &str, dir: &Path, config: Config) -> Store {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return postgres_store(url, dir, config);
+    }
     let _ = (dir, config);
     let scheme = url.split("://").next().unwrap_or(url);
     panic!(
         "{STORE_VAR}={url:?}: the tests know no backend for {scheme:?}; unset it (or set \
          `sqlite`) for SQLite, or add the backend to tests/support/mod.rs's `open_other`"
     )
+}
+
+/// `url` with its database replaced by `db`.
+fn with_db(url: &str, db: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let host_end = base[scheme_end..]
+        .find('/')
+        .map_or(base.len(), |i| scheme_end + i);
+    format!("{}/{db}{query}", &base[..host_end])
+}
+
+/// A PostgreSQL database named after `dir` (created on first use) as the store.
+#[cfg(feature = "postgres")]
+fn postgres_store(admin: &str, dir: &Path, config: Config) -> Store {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    dir.hash(&mut h);
+    let name = format!("engram_suite_{}_{:016x}", std::process::id(), h.finish());
+    let mut c =
+        postgres::Client::connect(admin, postgres::NoTls).expect("ENGRAM_TEST_STORE connects");
+    let exists = c
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .unwrap()
+        .is_some();
+    if !exists {
+        c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    }
+    engram_store::postgres::PgBackend::open_store(
+        &with_db(admin, &name),
+        config,
+        &dir.join("engram.db"),
+    )
+    .expect("the PostgreSQL test store opens")
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_store(_admin: &str, _dir: &Path, _config: Config) -> Store {
+    panic!("ENGRAM_TEST_STORE names PostgreSQL but this build has no `postgres` feature")
 }
 
 /// A new store in its own temporary directory (kept alive by the returned guard).
