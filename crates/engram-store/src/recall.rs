@@ -224,6 +224,7 @@ impl Store {
                 hit.note = Some("archived".to_string());
             }
         }
+        let hits = successors_first(hits);
         if req.record_hits && !hits.is_empty() {
             let now = self.now();
             let w = self.config.recall_hit_weight;
@@ -474,4 +475,16 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// A superseded hit never shows above its successor when both came back (deep and as-of
+/// recall return both; the older may be the closer match in words).
+fn successors_first(hits: Vec<Hit>) -> Vec<Hit> {
+    let pairs: Vec<_> = hits
+        .iter()
+        .map(|h| (h.memory.id, h.superseded_by))
+        .collect();
+    let order = engram_core::ranking::successors_first(&pairs);
+    let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }

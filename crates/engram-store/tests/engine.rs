@@ -316,6 +316,13 @@ fn correct_supersedes_and_deep_names_the_successor() {
             .unwrap()
             .contains(&format!("#{}", c.new_id))
     );
+    // The old text matches "MySQL" better, yet the successor is shown first.
+    let at = |id: i64| deep.hits.iter().position(|h| h.memory.id == id);
+    assert!(
+        at(c.new_id).is_some_and(|n| Some(n) < at(old)),
+        "{:?}",
+        deep.hits
+    );
     let d = f.store.show(&IdRef::Id(old)).unwrap();
     assert_eq!(d.superseded_by, Some(c.new_id));
     assert!(
