@@ -251,7 +251,9 @@ fn exhaustive_table() {
 #[test]
 fn successors_rank_above_what_they_replaced() {
     // (hits in ranked order, expected ids in shown order)
-    let cases: &[(&[(i64, Option<i64>)], &[i64])] = &[
+    /// Hits in ranked order as `(id, successor)`, and the ids in the order shown.
+    type Case<'a> = (&'a [(i64, Option<i64>)], &'a [i64]);
+    let cases: &[Case] = &[
         // Nothing superseded: unchanged.
         (&[(1, None), (2, None)], &[1, 2]),
         // The superseded #1 scored higher than its successor #2.
