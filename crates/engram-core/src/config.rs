@@ -52,6 +52,10 @@ pub struct Config {
     /// Bearer token for `engram serve --http` (`ENGRAM_HTTP_TOKEN`); required to bind
     /// anything but loopback. Empty: none.
     pub http_token: String,
+    /// Where the memories live (`ENGRAM_STORE`, `engram serve --store`): empty for the
+    /// SQLite file in the home (one person), or a `postgres://USER@HOST/DB` URL for a
+    /// server database (a team).
+    pub store: String,
     /// Threads for embedding; 0 uses every core. Default 2: on two cores, two threads
     /// embed a query in 5.5 ms instead of 7.3 and ingest 104 memories/s instead of 76
     /// (`engram bench recall`), and more would take cores from the agent being served.
@@ -168,6 +172,7 @@ impl Default for Config {
             model: "all-MiniLM-L6-v2".to_string(),
             tools: String::new(),
             http_token: String::new(),
+            store: String::new(),
             embed_threads: 2,
             first_recall_wait_ms: 5000,
             fusion: Fusion::Weighted,
@@ -219,6 +224,16 @@ impl Config {
 
     /// Checks ranges, naming the setting at fault.
     pub fn validate(&self) -> Result<(), InputError> {
+        let store = self.store.trim();
+        if !(store.is_empty()
+            || store.starts_with("postgres://")
+            || store.starts_with("postgresql://"))
+        {
+            return Err(InputError::new(
+                "store",
+                "must be empty (the SQLite file in the home) or a postgres:// URL",
+            ));
+        }
         self.hooks.validate()?;
         let unit = [
             ("w_relevance", self.w_relevance),

@@ -509,6 +509,10 @@ pub struct ServeArgs {
     pub tools: Option<String>,
     #[arg(long, alias = "project")]
     pub room: Option<String>,
+    /// Where the memories live: a `postgres://USER@HOST/DB` URL for a team's server
+    /// database (default: the `store` setting, `ENGRAM_STORE`, else the home's SQLite file).
+    #[arg(long)]
+    pub store: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -9,7 +9,7 @@ use engram_core::LinkKind;
 use engram_core::memory::IdRef;
 use engram_mcp::adapt;
 use engram_mcp::environment::{home, load_config};
-use engram_store::{Mode, RecallRequest, RememberRequest, Store};
+use engram_store::{Mode, RecallRequest, RememberRequest};
 use std::path::PathBuf;
 
 /// `engram remember`: one write through the engine, then the vault sync.
@@ -376,7 +376,7 @@ pub fn backup(a: cli::BackupArgs, json: bool) -> anyhow::Result<()> {
 pub fn reindex(json: bool) -> anyhow::Result<()> {
     let home = home()?;
     let config = load_config(&home)?;
-    let mut store = Store::open(&home.db_path(), config.clone())?;
+    let mut store = crate::open::open_configured(&home, config.clone())?;
     let vault = store.vault_dir().is_some();
     if vault {
         vault_cli::reindex(&mut store, json)?;

@@ -128,6 +128,9 @@ fn config_rows(rows: &mut Vec<Row>, home: &Home) -> Option<engram_core::Config> 
 }
 
 fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
+    if !config.store.trim().is_empty() {
+        return server_store_rows(rows, home, config);
+    }
     let db = home.db_path();
     if !db.exists() {
         row(
@@ -582,4 +585,35 @@ pub fn run(json_out: bool, fail_on_ng: bool) -> anyhow::Result<bool> {
     }
     let _ = fail_on_ng;
     Ok(ok)
+}
+
+/// A server database (`store = "postgres://…"`): whether it opens and answers, named
+/// without its password, then the vault and model rows as for a file.
+fn server_store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
+    let name = without_password(config.store.trim());
+    match crate::open::open_configured(home, config.clone()).and_then(|s| Ok(s.health()?)) {
+        Ok(h) => row(
+            rows,
+            "store",
+            Status::Ok,
+            format!("{name}: answers, {} memories", h.memories),
+        ),
+        Err(e) => row(rows, "store", Status::Ng, format!("{name}: {e:#}")),
+    }
+    vault_row(rows, home, config, None);
+    model_rows(rows, home, config, None);
+}
+
+/// `postgres://user:secret@host/db` as `postgres://user@host/db`.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.split_once('@') {
+        Some((user, host)) => {
+            let user = user.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_string(),
+    }
 }

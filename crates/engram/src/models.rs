@@ -127,7 +127,7 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
             set_config_key(&home.config_path(), "model", &name)?;
             let mut config = engram_mcp::environment::load_config(&home)?;
             config.model = name.clone();
-            let mut store = engram_store::Store::open(&home.db_path(), config)?;
+            let mut store = crate::open::open_configured(&home, config)?;
             store.set_embedder(Some(Arc::new(e)));
             let total = store.embedding_status()?.missing;
             let bar = indicatif::ProgressBar::new(total);

@@ -9,10 +9,39 @@ use engram_store::settings::Home;
 use std::io::Read;
 use std::path::PathBuf;
 
+/// `engram serve --store URL`: replaces the `store` setting for this process.
+static STORE_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Takes `--store` for every store this process opens (the server opens several).
+pub fn set_store_flag(url: String) {
+    let _ = STORE_FLAG.set(url);
+}
+
+/// The store the configuration names: the SQLite file in the home, or a PostgreSQL
+/// database (`store = "postgres://…"`, `ENGRAM_STORE`, `--store`). The error names the
+/// server (host, port, database), never its password.
+pub fn open_configured(home: &Home, mut config: engram_core::Config) -> anyhow::Result<Store> {
+    if let Some(url) = STORE_FLAG.get() {
+        config.store = url.clone();
+        config
+            .validate()
+            .map_err(|e| anyhow::anyhow!("--store: {e}"))?;
+    }
+    let url = config.store.trim().to_string();
+    if url.is_empty() {
+        return Ok(Store::open(&home.db_path(), config)?);
+    }
+    Ok(engram_store::postgres::PgBackend::open_store(
+        &url,
+        config,
+        &home.db_path(),
+    )?)
+}
+
 /// Opens the store without loading the embedding model (commands that need no search).
 pub fn open_store() -> anyhow::Result<Store> {
     let home = home()?;
-    let mut store = Store::open(&home.db_path(), load_config(&home)?)?;
+    let mut store = open_configured(&home, load_config(&home)?)?;
     crate::vault_cli::startup(&mut store);
     Ok(store)
 }
@@ -29,7 +58,7 @@ pub fn open_store_with_model() -> anyhow::Result<Store> {
             None
         }
     };
-    let mut store = Store::open(&home.db_path(), config)?;
+    let mut store = open_configured(&home, config)?;
     store.set_embedder(embedder);
     crate::vault_cli::startup(&mut store);
     Ok(store)
