@@ -143,7 +143,9 @@ pub fn decide(
     // Two named subjects (Alice / Bob, the Berlin / the Tokyo office, OPS-4101 / OPS-4102)
     // are two things: no cue or cosine folds or retires one for the other.
     let (ro, rn) = (subject::read(existing), subject::read(incoming));
-    if subject::differ(&ro, &rn).is_some() {
+    // Two slots of one subject ("for the orders database" / "for the analytics
+    // database") are two facts the same way.
+    if subject::differ(&ro, &rn).is_some() || subject::slots_differ(&ro, &rn).is_some() {
         return if related {
             Decision::Related
         } else {
@@ -261,6 +263,13 @@ pub fn why(d: &Decision, id: i64, existing: &str, incoming: &str, sim: Similarit
                 None if let Some(names) = subject::differ(&ro, &rn) => format!(
                     "about another subject than #{id} ({names}): neither replaced nor folded in; {measures}"
                 ),
+                None if matches!(d, Decision::Related)
+                    && let Some(slots) = subject::slots_differ(&ro, &rn) =>
+                {
+                    format!(
+                        "about another slot than #{id} ({slots}): neither replaced nor folded in; {measures}"
+                    )
+                }
                 None if matches!(d, Decision::Related) => format!(
                     "related to #{id} but neither a repeat, an addition nor a recognised change; offered to judge; {measures}"
                 ),
@@ -323,11 +332,17 @@ pub fn merge_text(existing: &str, incoming: &str) -> Option<String> {
     if added < MERGE_MIN_NEW_WORDS {
         return None;
     }
+    Some(compose(existing, incoming))
+}
+
+/// The merged text of two memories' words: the new text alone when it restates the old
+/// one whole, else the old text followed by the new one.
+pub fn compose(existing: &str, incoming: &str) -> String {
     let (e, i) = (existing.trim(), incoming.trim());
-    if i.to_lowercase().contains(&e.to_lowercase()) || old.is_subset(&new) {
-        return Some(i.to_string());
+    if i.to_lowercase().contains(&e.to_lowercase()) || terms(existing).is_subset(&terms(incoming)) {
+        return i.to_string();
     }
-    Some(format!("{e}\n\n{i}"))
+    format!("{e}\n\n{i}")
 }
 
 #[cfg(test)]
