@@ -204,6 +204,12 @@ pub fn decide(
             || (sim.contained >= mostly && sim.lexical >= lex_related)
             || (sim.contained >= MERGE_CONTAINED.max(if cjk { mostly } else { 0.0 })
                 && (sim.lexical >= lex_merge || cos >= bands.cosine_merge)));
+    // "prefers dark mode" → "now prefers light mode", "closed" → "open on Fridays": a
+    // change no rule above read. Never folded into the old memory's evidence, where no
+    // recall would find it: stored apart and offered to judge.
+    if unread_change(existing, incoming, &ro, &rn) {
+        return Decision::Related;
+    }
     if close && sim.contained < MOSTLY_CONTAINED {
         // The same thing in other words: nothing to fold in.
         return Decision::Reinforce;
@@ -219,6 +225,64 @@ pub fn decide(
         return Decision::Reinforce;
     }
     Decision::Related
+}
+
+/// Word pairs that say opposite things of one slot: one in each text is a change.
+const ANTONYMS: &[(&str, &str)] = &[
+    ("open", "closed"),
+    ("enabled", "disabled"),
+    ("on", "off"),
+    ("dark", "light"),
+    ("allowed", "forbidden"),
+    ("allowed", "blocked"),
+    ("true", "false"),
+    ("public", "private"),
+    ("required", "optional"),
+    ("deprecated", "supported"),
+    ("online", "offline"),
+    ("up", "down"),
+    ("pass", "fail"),
+    ("passing", "failing"),
+    ("start", "stop"),
+    ("active", "inactive"),
+    ("synchronous", "asynchronous"),
+    ("sync", "async"),
+];
+
+/// Words by which a text announces that what it says is new.
+const CHANGE_WORDS: &[&str] = &[
+    "now",
+    "instead",
+    "anymore",
+    "switched",
+    "changed",
+    "henceforth",
+];
+
+/// Whether `incoming` changes what `existing` says although no change rule read it: an
+/// antonym pair across the two texts (each word in one text only), or a change word the
+/// old text lacks with two values read that share no word.
+pub fn unread_change(
+    existing: &str,
+    incoming: &str,
+    ro: &subject::Reading,
+    rn: &subject::Reading,
+) -> bool {
+    let lower = |t: &str| -> BTreeSet<String> {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (wo, wn) = (lower(existing), lower(incoming));
+    let only =
+        |a: &BTreeSet<String>, b: &BTreeSet<String>, w: &str| a.contains(w) && !b.contains(w);
+    let antonym = ANTONYMS.iter().any(|(x, y)| {
+        (only(&wo, &wn, x) && only(&wn, &wo, y)) || (only(&wo, &wn, y) && only(&wn, &wo, x))
+    });
+    let cue = CHANGE_WORDS.iter().any(|w| only(&wn, &wo, w));
+    antonym || (cue && subject::values_differ(ro, rn))
 }
 
 /// In words, what was read against the nearest memory `#id` and why the action followed:
@@ -348,6 +412,40 @@ pub fn compose(existing: &str, incoming: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unread_change_is_never_a_repeat() {
+        let ch = |a: &str, b: &str| unread_change(a, b, &subject::read(a), &subject::read(b));
+        for (a, b) in [
+            (
+                "The user prefers dark mode",
+                "The user now prefers light mode",
+            ),
+            (
+                "The office is closed on Fridays",
+                "The office is open on Fridays",
+            ),
+            ("Telemetry is enabled", "Telemetry is disabled"),
+        ] {
+            assert!(ch(a, b), "{a} / {b}");
+        }
+        for (a, b) in [
+            (
+                "The user prefers dark mode",
+                "The user prefers dark mode in every editor",
+            ),
+            (
+                "The user prefers dark mode",
+                "The user now prefers dark mode",
+            ),
+            (
+                "The office is open on Fridays",
+                "On Fridays the office is open",
+            ),
+        ] {
+            assert!(!ch(a, b), "{a} / {b}");
+        }
+    }
     use crate::contradiction::ConflictKind;
 
     fn sim(lexical: f64, cosine: Option<f64>) -> Similarity {

@@ -204,6 +204,16 @@ pub fn without_value(text: &str, r: &Reading) -> String {
     }
 }
 
+/// Whether both readings have a value and the two share no word ("dark mode" / "light
+/// mode" share one: "mode"; compared without the words they share, "dark" / "light").
+pub fn values_differ(a: &Reading, b: &Reading) -> bool {
+    let (Some(va), Some(vb)) = (&a.value, &b.value) else {
+        return false;
+    };
+    let (wa, wb) = (words_of(va), words_of(vb));
+    wa.iter().any(|w| !wb.contains(w)) && wb.iter().any(|w| !wa.contains(w))
+}
+
 /// Whether both readings name the same subject and the same slot (values aside): only
 /// then may one write retire more than one memory ("Alice's editor is Helix" replacing
 /// two notes of Alice's editor), never three projects' "uses PostgreSQL" at once.
@@ -663,6 +673,12 @@ fn is_state(rest: &[W]) -> bool {
 
 /// Fills the slot and value from what follows the verb.
 fn read_predicate(r: &mut Reading, rest: &[W]) {
+    // "now prefers", "still uses": the verb after the adverb sets the value.
+    let lead = rest
+        .iter()
+        .position(|w| !matches!(w.low.as_str(), "now" | "still" | "also" | "always" | "only"))
+        .unwrap_or(0);
+    let rest = &rest[lead..];
     let negated = rest.iter().take(3).any(|w| {
         matches!(
             w.low.as_str(),
