@@ -15,7 +15,7 @@
 
 use crate::contradiction::Conflict;
 use crate::resolve::{self, Bands, Decision, Similarity};
-use crate::{Kind, MemoryId, limits};
+use crate::{Kind, MemoryId, limits, subject};
 
 /// At most this many memories are superseded by one write; further contradicted
 /// neighbours are offered for judgment instead.
@@ -107,6 +107,7 @@ pub fn plan(
     max_links: usize,
 ) -> WritePlan {
     let mut p = WritePlan::default();
+    let reading = subject::read(incoming.content);
     for n in neighbours {
         let d = resolve::decide(
             n.content,
@@ -122,7 +123,13 @@ pub fn plan(
             p.links.push((n.id, n.closeness));
         }
         match d {
-            Decision::Supersede { conflict } if p.supersede.len() < MAX_SUPERSEDED => {
+            // One write retires one memory of a slot; a second only when both name the
+            // write's own subject and slot (the rest are offered to judge, never retired).
+            Decision::Supersede { conflict }
+                if p.supersede.is_empty()
+                    || (p.supersede.len() < MAX_SUPERSEDED
+                        && subject::same_subject_and_slot(&subject::read(n.content), &reading)) =>
+            {
                 p.supersede.push((n.id, conflict))
             }
             Decision::Reinforce if p.absorb.is_none() => {
@@ -167,6 +174,40 @@ pub fn plan(
     }
     p.links.truncate(max_links);
     p
+}
+
+/// What a planned merge writes once the write transaction sees the memory's content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MergeNow {
+    /// The memory's content becomes this text.
+    Write(String),
+    /// The current content already says what the write adds: strengthen it.
+    Reinforce,
+    /// The merge would outgrow the content limit: store the write as a new memory.
+    Apart,
+}
+
+/// The merge to write when the memory's content is `current` in the write transaction.
+/// The plan built `planned` from the content read before it; another writer may have
+/// merged in between (eight agents adding details at once). A planned text always holds
+/// every term of the content it was built from, so one that misses some of `current`'s
+/// terms was built from an older text: the merge is rebuilt from `current`, so no
+/// writer's words leave the active content.
+pub fn merge_now(current: &str, planned: &str, incoming: &str) -> MergeNow {
+    if resolve::terms(current).is_subset(&resolve::terms(planned)) {
+        return MergeNow::Write(planned.to_string());
+    }
+    // The plan already judged the write worth merging: any word the current text lacks
+    // is kept (against the newer text it may add a single one).
+    if resolve::terms(incoming).is_subset(&resolve::terms(current)) {
+        return MergeNow::Reinforce;
+    }
+    let text = resolve::compose(current, incoming);
+    if limits::check_content("content", &text).is_ok() {
+        MergeNow::Write(text)
+    } else {
+        MergeNow::Apart
+    }
 }
 
 /// The memory's tags followed by the new ones it lacks.
@@ -298,6 +339,53 @@ mod tests {
         ]
     }
 
+    #[test]
+    fn one_write_retires_one_memory_of_other_subjects_at_most() {
+        let olds = [
+            "Project Falcon uses PostgreSQL.",
+            "Project Osprey uses PostgreSQL.",
+            "Project Kestrel uses PostgreSQL.",
+        ];
+        let ns: Vec<_> = olds
+            .iter()
+            .enumerate()
+            .map(|(i, c)| n(i as MemoryId + 1, c, 0.4, 0.9 - i as f64 / 10.0))
+            .collect();
+        let p = plan(
+            fact("The Heron prototype moved from PostgreSQL to SQLite."),
+            &ns,
+            &Bands::default(),
+            5,
+        );
+        assert!(p.supersede.len() <= 1, "{:?}", p.supersede);
+        // Every contradicted memory not retired is offered to judge.
+        assert_eq!(p.supersede.len() + p.related.len(), 3, "{p:?}");
+    }
+
+    #[test]
+    fn a_merge_planned_on_an_older_text_is_rebuilt_from_the_current_one() {
+        let base = "The nightly deploy runs on Fridays from the main branch";
+        let mine = "The nightly deploy runs on Fridays from the main branch, checked by amber";
+        let planned = resolve::merge_text(base, mine).unwrap();
+        // Nobody wrote in between: the planned text stands.
+        assert_eq!(
+            merge_now(base, &planned, mine),
+            MergeNow::Write(planned.clone())
+        );
+        // Another writer merged "birch" first: both details end in the content.
+        let current = format!("{base}\n\nchecked by birch and birchbot");
+        match merge_now(&current, &planned, mine) {
+            MergeNow::Write(t) => assert!(t.contains("birchbot") && t.contains("amber"), "{t}"),
+            other => panic!("{other:?}"),
+        }
+        // The current text already holds the write's words: a reinforce.
+        let holds = format!("{mine} and birch");
+        assert_eq!(merge_now(&holds, &planned, mine), MergeNow::Reinforce);
+        // Rebuilt past the content limit: stored apart, never cut.
+        let long = format!("{base} {}", "word ".repeat(limits::MAX_CONTENT_BYTES / 5));
+        assert_eq!(merge_now(&long, &planned, mine), MergeNow::Apart);
+    }
+
     /// Superseding rows: one, several, over an absorb, and the caller that judges itself.
     fn superseding_rows() -> Vec<Row> {
         vec![
@@ -312,8 +400,18 @@ mod tests {
                 why_starts: Some("replaces #4: ChangeOfState"),
             },
             Row {
-                name: "supersede several: three at most, the fourth is offered",
+                name: "a change whose slot is unread retires one memory, offers the rest",
                 incoming: fact(DB_NEW),
+                neighbours: vec![n(1, DB_OLD, 0.5, 0.9), n(2, DB_OLD, 0.5, 0.8)],
+                supersede: vec![1],
+                absorb: None,
+                related: vec![2],
+                links: vec![1, 2],
+                why_starts: Some("replaces #1"),
+            },
+            Row {
+                name: "supersede several of one subject and slot: three at most, the fourth is offered",
+                incoming: fact("The project database is now SQLite."),
                 neighbours: vec![
                     n(1, DB_OLD, 0.5, 0.9),
                     n(2, DB_OLD, 0.5, 0.8),

@@ -143,7 +143,9 @@ pub fn decide(
     // Two named subjects (Alice / Bob, the Berlin / the Tokyo office, OPS-4101 / OPS-4102)
     // are two things: no cue or cosine folds or retires one for the other.
     let (ro, rn) = (subject::read(existing), subject::read(incoming));
-    if subject::differ(&ro, &rn).is_some() {
+    // Two slots of one subject ("for the orders database" / "for the analytics
+    // database") are two facts the same way.
+    if subject::differ(&ro, &rn).is_some() || subject::slots_differ(&ro, &rn).is_some() {
         return if related {
             Decision::Related
         } else {
@@ -202,6 +204,12 @@ pub fn decide(
             || (sim.contained >= mostly && sim.lexical >= lex_related)
             || (sim.contained >= MERGE_CONTAINED.max(if cjk { mostly } else { 0.0 })
                 && (sim.lexical >= lex_merge || cos >= bands.cosine_merge)));
+    // "prefers dark mode" → "now prefers light mode", "closed" → "open on Fridays": a
+    // change no rule above read. Never folded into the old memory's evidence, where no
+    // recall would find it: stored apart and offered to judge.
+    if unread_change(existing, incoming, &ro, &rn) {
+        return Decision::Related;
+    }
     if close && sim.contained < MOSTLY_CONTAINED {
         // The same thing in other words: nothing to fold in.
         return Decision::Reinforce;
@@ -217,6 +225,64 @@ pub fn decide(
         return Decision::Reinforce;
     }
     Decision::Related
+}
+
+/// Word pairs that say opposite things of one slot: one in each text is a change.
+const ANTONYMS: &[(&str, &str)] = &[
+    ("open", "closed"),
+    ("enabled", "disabled"),
+    ("on", "off"),
+    ("dark", "light"),
+    ("allowed", "forbidden"),
+    ("allowed", "blocked"),
+    ("true", "false"),
+    ("public", "private"),
+    ("required", "optional"),
+    ("deprecated", "supported"),
+    ("online", "offline"),
+    ("up", "down"),
+    ("pass", "fail"),
+    ("passing", "failing"),
+    ("start", "stop"),
+    ("active", "inactive"),
+    ("synchronous", "asynchronous"),
+    ("sync", "async"),
+];
+
+/// Words by which a text announces that what it says is new.
+const CHANGE_WORDS: &[&str] = &[
+    "now",
+    "instead",
+    "anymore",
+    "switched",
+    "changed",
+    "henceforth",
+];
+
+/// Whether `incoming` changes what `existing` says although no change rule read it: an
+/// antonym pair across the two texts (each word in one text only), or a change word the
+/// old text lacks with two values read that share no word.
+pub fn unread_change(
+    existing: &str,
+    incoming: &str,
+    ro: &subject::Reading,
+    rn: &subject::Reading,
+) -> bool {
+    let lower = |t: &str| -> BTreeSet<String> {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (wo, wn) = (lower(existing), lower(incoming));
+    let only =
+        |a: &BTreeSet<String>, b: &BTreeSet<String>, w: &str| a.contains(w) && !b.contains(w);
+    let antonym = ANTONYMS.iter().any(|(x, y)| {
+        (only(&wo, &wn, x) && only(&wn, &wo, y)) || (only(&wo, &wn, y) && only(&wn, &wo, x))
+    });
+    let cue = CHANGE_WORDS.iter().any(|w| only(&wn, &wo, w));
+    antonym || (cue && subject::values_differ(ro, rn))
 }
 
 /// In words, what was read against the nearest memory `#id` and why the action followed:
@@ -261,6 +327,13 @@ pub fn why(d: &Decision, id: i64, existing: &str, incoming: &str, sim: Similarit
                 None if let Some(names) = subject::differ(&ro, &rn) => format!(
                     "about another subject than #{id} ({names}): neither replaced nor folded in; {measures}"
                 ),
+                None if matches!(d, Decision::Related)
+                    && let Some(slots) = subject::slots_differ(&ro, &rn) =>
+                {
+                    format!(
+                        "about another slot than #{id} ({slots}): neither replaced nor folded in; {measures}"
+                    )
+                }
                 None if matches!(d, Decision::Related) => format!(
                     "related to #{id} but neither a repeat, an addition nor a recognised change; offered to judge; {measures}"
                 ),
@@ -323,16 +396,56 @@ pub fn merge_text(existing: &str, incoming: &str) -> Option<String> {
     if added < MERGE_MIN_NEW_WORDS {
         return None;
     }
+    Some(compose(existing, incoming))
+}
+
+/// The merged text of two memories' words: the new text alone when it restates the old
+/// one whole, else the old text followed by the new one.
+pub fn compose(existing: &str, incoming: &str) -> String {
     let (e, i) = (existing.trim(), incoming.trim());
-    if i.to_lowercase().contains(&e.to_lowercase()) || old.is_subset(&new) {
-        return Some(i.to_string());
+    if i.to_lowercase().contains(&e.to_lowercase()) || terms(existing).is_subset(&terms(incoming)) {
+        return i.to_string();
     }
-    Some(format!("{e}\n\n{i}"))
+    format!("{e}\n\n{i}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unread_change_is_never_a_repeat() {
+        let ch = |a: &str, b: &str| unread_change(a, b, &subject::read(a), &subject::read(b));
+        for (a, b) in [
+            (
+                "The user prefers dark mode",
+                "The user now prefers light mode",
+            ),
+            (
+                "The office is closed on Fridays",
+                "The office is open on Fridays",
+            ),
+            ("Telemetry is enabled", "Telemetry is disabled"),
+        ] {
+            assert!(ch(a, b), "{a} / {b}");
+        }
+        for (a, b) in [
+            (
+                "The user prefers dark mode",
+                "The user prefers dark mode in every editor",
+            ),
+            (
+                "The user prefers dark mode",
+                "The user now prefers dark mode",
+            ),
+            (
+                "The office is open on Fridays",
+                "On Fridays the office is open",
+            ),
+        ] {
+            assert!(!ch(a, b), "{a} / {b}");
+        }
+    }
     use crate::contradiction::ConflictKind;
 
     fn sim(lexical: f64, cosine: Option<f64>) -> Similarity {

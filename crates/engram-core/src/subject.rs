@@ -37,6 +37,10 @@ pub struct Reading {
     /// object of another verb: only then may two texts with no subject read compare slots.
     #[serde(skip)]
     pub definite: bool,
+    /// The slot is one word standing where a holder does ("alice prefers", "bob does not
+    /// like", 张三喜欢): a name not written as one, so two of them are two holders.
+    #[serde(skip)]
+    pub named_slot: bool,
 }
 
 impl Reading {
@@ -99,6 +103,29 @@ pub fn without_value(text: &str, r: &Reading) -> String {
         Some(v) => lower.replacen(v.trim_start_matches("not "), " ", 1),
         None => lower,
     }
+}
+
+/// Whether both readings have a value and the two share no word ("dark mode" / "light
+/// mode" share one: "mode"; compared without the words they share, "dark" / "light").
+pub fn values_differ(a: &Reading, b: &Reading) -> bool {
+    let (Some(va), Some(vb)) = (&a.value, &b.value) else {
+        return false;
+    };
+    let (wa, wb) = (words_of(va), words_of(vb));
+    wa.iter().any(|w| !wb.contains(w)) && wb.iter().any(|w| !wa.contains(w))
+}
+
+/// Whether both readings name the same subject and the same slot (values aside): only
+/// then may one write retire more than one memory ("Alice's editor is Helix" replacing
+/// two notes of Alice's editor), never three projects' "uses PostgreSQL" at once.
+pub fn same_subject_and_slot(a: &Reading, b: &Reading) -> bool {
+    let (Some(sa), Some(sb)) = (&a.subject, &b.subject) else {
+        return false;
+    };
+    let (Some(la), Some(lb)) = (&a.slot, &b.slot) else {
+        return false;
+    };
+    same_name(&sa.name, &sb.name) && same_words(la, lb)
 }
 
 /// Whether the two readings are complete and say the same thing (a repeat).
@@ -273,6 +300,15 @@ const HOLDER_VERBS: &[&str] = &[
     "still", "always", "prefer", "like", "use",
 ];
 
+/// Verbs after which one bare word is a holder whatever its case ("alice prefers", "bob
+/// does not like", "carol switched from …"); role verbs ("runs", "handles") are left
+/// out: "Jest runs the tests" names the value of a role.
+const NAMED_SLOT_VERBS: &[&str] = &[
+    "prefers", "likes", "loves", "hates", "wants", "needs", "uses", "doesn't", "does", "never",
+    "still", "always", "no", "not", "works", "switched", "moved", "migrated", "joined", "left",
+    "stopped", "dropped",
+];
+
 fn is_generic_user(w: &str) -> bool {
     matches!(w, "i" | "me" | "my" | "user" | "users")
 }
@@ -359,6 +395,7 @@ fn read_english(s: &str) -> Reading {
                 slot: Some(slot),
                 value: value_of(rest),
                 definite: true,
+                named_slot: false,
             };
         }
     }
@@ -502,7 +539,12 @@ fn statement(ws: &[W]) -> Reading {
                     r.subject = Some(s);
                     r.slot = slot_of(&np[h + 1..]);
                 }
-                None => r.slot = slot_of(np),
+                None => {
+                    r.slot = slot_of(np);
+                    r.named_slot = np.len() == 1
+                        && !DETERMINERS.contains(&np[0].low.as_str())
+                        && NAMED_SLOT_VERBS.contains(&verb);
+                }
             }
         }
     }
@@ -532,6 +574,12 @@ fn is_state(rest: &[W]) -> bool {
 
 /// Fills the slot and value from what follows the verb.
 fn read_predicate(r: &mut Reading, rest: &[W]) {
+    // "now prefers", "still uses": the verb after the adverb sets the value.
+    let lead = rest
+        .iter()
+        .position(|w| !matches!(w.low.as_str(), "now" | "still" | "also" | "always" | "only"))
+        .unwrap_or(0);
+    let rest = &rest[lead..];
     let negated = rest.iter().take(3).any(|w| {
         matches!(
             w.low.as_str(),
@@ -594,7 +642,11 @@ fn read_predicate(r: &mut Reading, rest: &[W]) {
             })
             .unwrap_or(body.len());
         r.value = value_of(&body[..cut]).map(|v| if negated { format!("not {v}") } else { v });
-        if r.slot.is_none() && cut < body.len() && matches!(body[cut].low.as_str(), "as" | "for") {
+        // "for the orders database", "in Go code", "on developer laptops": the slot.
+        if r.slot.is_none()
+            && cut < body.len()
+            && matches!(body[cut].low.as_str(), "as" | "for" | "in" | "on")
+        {
             r.slot = slot_of(&body[cut + 1..]);
         }
     }
@@ -653,6 +705,7 @@ fn role_filled(np: &[W], rest: &[W]) -> Option<Reading> {
         slot: Some(slot_of(&body[from..end.max(from)])?),
         value: Some(join(np)),
         definite: true,
+        named_slot: false,
     })
 }
 
@@ -682,6 +735,10 @@ fn value_of(ws: &[W]) -> Option<String> {
             .join(" ")
     })
 }
+
+#[path = "subject_slots.rs"]
+mod slots;
+pub use slots::slots_differ;
 
 #[cfg(test)]
 #[path = "subject_tests.rs"]

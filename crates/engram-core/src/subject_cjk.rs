@@ -45,7 +45,9 @@ fn topic_marker(s: &str) -> Option<usize> {
 }
 
 fn chinese(s: &str) -> Option<Reading> {
-    let (p, verb) = ["是", "使用", "采用", "用"]
+    // 喜欢 (likes) and 从 (from, a change's start) end a subject as a verb does:
+    // 张三喜欢咖啡, 张三从Vim换成了Helix.
+    let (p, verb) = ["是", "使用", "采用", "用", "喜欢", "从"]
         .iter()
         .filter_map(|v| s.find(v).filter(|&i| i > 0).map(|i| (i, *v)))
         .min()?;
@@ -57,6 +59,9 @@ fn chinese(s: &str) -> Option<Reading> {
         .trim_end_matches("不再");
     let negated = stem.len() < before.len();
     let mut r = split_owner(stem, '的');
+    // 张三喜欢, 李四使用: a bare two- or three-character topic before a verb is a holder.
+    r.named_slot =
+        r.subject.is_none() && !stem.contains('的') && (2..=3).contains(&stem.chars().count());
     let value: String = s[p + verb.len()..]
         .split(['，', ',', '。', '、', '；'])
         .next()

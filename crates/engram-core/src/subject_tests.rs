@@ -187,3 +187,71 @@ fn slot_updates_and_repeats() {
         &read("Alice's favourite editor is vim!")
     ));
 }
+
+#[test]
+fn different_slots_are_two_things() {
+    let d = |a: &str, b: &str| slots_differ(&read(a), &read(b));
+    for (a, b) in [
+        // A lower-case name stands where a subject does.
+        (
+            "alice prefers tabs for indentation",
+            "bob prefers spaces for indentation",
+        ),
+        ("alice likes coffee", "bob does not like coffee"),
+        (
+            "Alice no longer works on the mobile app",
+            "Bob works on the mobile app",
+        ),
+        // The same slot qualified another way.
+        (
+            "We use PostgreSQL for the orders database",
+            "We use MongoDB for the analytics database",
+        ),
+        (
+            "User prefers pytest for Python tests",
+            "User prefers Jest for JavaScript tests",
+        ),
+        ("We use tabs in Go code", "We use spaces in Python code"),
+        (
+            "Python 3.11 is used in CI",
+            "Python 3.12 is used on developer laptops",
+        ),
+        (
+            "The login page uses OAuth",
+            "The admin page uses SAML instead of OAuth",
+        ),
+        (
+            "Alice uses Vim as her editor",
+            "Carol switched from Vim to Helix",
+        ),
+        // Japanese and Chinese names and qualified topics.
+        ("田中さんはVimを使っている", "佐藤さんはEmacsを使っている"),
+        ("東京チームはSlackを使う", "大阪チームはTeamsを使う"),
+        ("支付服务使用Redis做缓存", "搜索服务使用Memcached做缓存"),
+        ("张三喜欢咖啡", "李四不喜欢咖啡"),
+        ("张三从Vim换成了Helix", "李四使用Vim"),
+    ] {
+        assert!(
+            d(a, b).is_some(),
+            "{a} / {b}: {:?} / {:?}",
+            read(a),
+            read(b)
+        );
+    }
+    for (a, b) in [
+        // A number is the value changing, a narrower slot is the same slot.
+        ("Node 20 is the runtime.", "Node 22 is now the runtime."),
+        ("alice prefers tabs", "alice now prefers spaces"),
+        ("The timeout is 10s.", "The upload timeout is 30s."),
+        ("My editor is Vim.", "My preferred editor is Helix."),
+        ("We use Jenkins for CI", "We switched to GitHub Actions"),
+        ("张三喜欢咖啡", "张三不喜欢咖啡"),
+    ] {
+        assert!(
+            d(a, b).is_none(),
+            "{a} / {b}: {:?} / {:?}",
+            read(a),
+            read(b)
+        );
+    }
+}

@@ -282,3 +282,43 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Eight writers merge a detail into one memory at once, each with its own `Store` on the
+/// file: every detail ends in the active content of the memory its write landed on. Each
+/// plan is made from the text read before the write transaction; a merge applied on a
+/// text another writer changed since is rebuilt from the current one (before, the last
+/// writer's content replaced the others' and their words survived only in revisions).
+#[test]
+fn concurrent_merges_keep_every_writers_detail_in_the_active_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "The nightly deploy runs on Fridays from the main branch";
+    put(&mut store(dir.path()), base, "test");
+    let names: [&'static str; 8] = [
+        "amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron",
+    ];
+    let start = Arc::new(std::sync::Barrier::new(names.len()));
+    let writers: Vec<_> = names
+        .iter()
+        .map(|&w| {
+            let (path, start) = (dir.path().to_path_buf(), start.clone());
+            std::thread::spawn(move || {
+                let mut s = Store::open(&path.join("engram.db"), Config::default()).unwrap();
+                start.wait();
+                let out = put(&mut s, &format!("{base}, checked by {w} and {w}bot"), w);
+                (w.to_string(), out)
+            })
+        })
+        .collect();
+    let s = store(dir.path());
+    for t in writers {
+        let (w, out) = t.join().expect("a writer failed");
+        let m = s.get(&IdRef::Id(out.id)).unwrap();
+        assert_eq!(m.tier, Tier::Active, "{w}: {:?}", out.action);
+        assert!(
+            m.content.contains(&format!("{w}bot")),
+            "{w}'s detail left the active content of #{}: {:?}",
+            out.id,
+            m.content
+        );
+    }
+}

@@ -16,7 +16,7 @@ use crate::storage::rows::{Evidence, LinkWrite, MemoryPatch, NewEvent, NewMemory
 use crate::storage::{Tx, require_id, require_memory};
 use crate::{RememberAction, RememberOutcome, Result, Store};
 use engram_core::memory::IdRef;
-use engram_core::plan::{self, Absorb, WritePlan};
+use engram_core::plan::{self, Absorb, MergeNow, WritePlan};
 use engram_core::{EventKind, LinkKind, Memory, MemoryId, Millis, Tier, dynamics};
 
 /// What the write transaction needs besides the request and the plan: numbers from the
@@ -216,7 +216,17 @@ fn absorb(tx: &mut dyn Tx, c: &Ctx<'_>) -> Result<Option<RememberOutcome>> {
     if m.tier != Tier::Active {
         return Ok(None);
     }
-    let action = match merged {
+    // The plan merged into the text read before this transaction; another writer may
+    // have merged since, so the merge is rebuilt from the content as it is now.
+    let merged = match merged {
+        Some(planned) => match plan::merge_now(&m.content, planned, w.content()) {
+            MergeNow::Write(text) => Some(text),
+            MergeNow::Reinforce => None,
+            MergeNow::Apart => return Ok(None),
+        },
+        None => None,
+    };
+    let action = match &merged {
         Some(text) => {
             merge_into(tx, c, &m, text)?;
             RememberAction::Merged
