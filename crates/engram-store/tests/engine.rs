@@ -1074,6 +1074,34 @@ fn correcting_a_superseded_memory_is_refused_and_names_the_successor() {
     assert_eq!(f.count(), 2, "nothing written");
 }
 
+/// Updating a superseded memory would change a row no search shows: refused, naming the
+/// memory that replaced it.
+#[test]
+fn updating_a_superseded_memory_is_refused_and_names_the_successor() {
+    let mut f = Fixture::new();
+    let a = f.remember("The queue is RabbitMQ", "app");
+    let c = f
+        .store
+        .correct(&IdRef::Id(a), "The queue is NATS", "migrated", None)
+        .unwrap();
+    let e = f
+        .store
+        .update(
+            &IdRef::Id(a),
+            engram_store::MemoryUpdate {
+                content: Some("The queue is Kafka".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert_eq!(e.field(), Some("id"));
+    assert!(e.to_string().contains(&format!("#{}", c.new_id)), "{e}");
+    assert_eq!(
+        f.store.get(&IdRef::Id(a)).unwrap().content,
+        "The queue is RabbitMQ"
+    );
+}
+
 #[test]
 fn deep_deepens_into_exhaustive_when_nothing_matches_whole_words() {
     let mut f = Fixture::new();

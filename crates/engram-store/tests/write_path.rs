@@ -302,7 +302,8 @@ fn concurrent_merges_keep_every_writers_detail_in_the_active_content() {
         .map(|&w| {
             let (path, start) = (dir.path().to_path_buf(), start.clone());
             std::thread::spawn(move || {
-                let mut s = Store::open(&path.join("engram.db"), Config::default()).unwrap();
+                // Through support, as the checking store below: the same backend.
+                let mut s = support::open_in(&path, Config::default());
                 start.wait();
                 let out = put(&mut s, &format!("{base}, checked by {w} and {w}bot"), w);
                 (w.to_string(), out)

@@ -47,6 +47,20 @@ impl Store {
                 )
                 .into());
             }
+            // An update of a retired memory would change a row no search shows: the
+            // caller means the memory that replaced it (seed A's REPLACE kept the id).
+            if m.tier == Tier::Superseded {
+                let hint = tx
+                    .successor(m.id)?
+                    .map(|s| {
+                        format!(
+                            "; update #{s}, which replaced it, or unsupersede #{} first",
+                            m.id
+                        )
+                    })
+                    .unwrap_or_default();
+                return Err(InputError::new("id", format!("#{} is superseded{hint}", m.id)).into());
+            }
             let content = change.content.clone().unwrap_or_else(|| m.content.clone());
             let title = change.title.clone().or_else(|| m.title.clone());
             tx.add_revision(&m, "update", now, None)?;
