@@ -228,6 +228,32 @@ pub fn split(text: &str) -> Terms {
     out
 }
 
+/// Everything of a memory that lexical search sees, in one text: title, content, search
+/// context and tags, a line each. Both backends index exactly this (the word and gram
+/// rows are then derived by [`word_index_text`] and [`gram_index_text`]).
+pub fn indexed_text(
+    title: Option<&str>,
+    content: &str,
+    tags: &[String],
+    context: Option<&str>,
+) -> String {
+    let mut all = String::with_capacity(content.len() + 64);
+    if let Some(t) = title {
+        all.push_str(t);
+        all.push('\n');
+    }
+    all.push_str(content);
+    if let Some(c) = context {
+        all.push('\n');
+        all.push_str(c);
+    }
+    for t in tags {
+        all.push('\n');
+        all.push_str(t);
+    }
+    all
+}
+
 /// The text the word index stores for a document: its words without stopwords.
 pub fn word_index_text(text: &str) -> String {
     split(text).words.join(" ")

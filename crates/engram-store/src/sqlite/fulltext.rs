@@ -15,20 +15,7 @@ pub(crate) fn index(
     tags: &[String],
     context: Option<&str>,
 ) -> Result<()> {
-    let mut all = String::with_capacity(content.len() + 64);
-    if let Some(t) = title {
-        all.push_str(t);
-        all.push('\n');
-    }
-    all.push_str(content);
-    if let Some(c) = context {
-        all.push('\n');
-        all.push_str(c);
-    }
-    for t in tags {
-        all.push('\n');
-        all.push_str(t);
-    }
+    let all = engram_core::text::indexed_text(title, content, tags, context);
     remove(conn, id)?;
     let words = engram_core::text::word_index_text(&all);
     if !words.is_empty() {
