@@ -30,6 +30,7 @@ pub mod scoring;
 pub mod subject;
 mod subject_cjk;
 pub mod task;
+pub mod team;
 pub mod text;
 pub mod time;
 pub mod topic;

@@ -35,6 +35,10 @@ pub struct Memory {
     pub source: String,
     pub session_id: Option<String>,
     pub metadata: serde_json::Value,
+    /// The team user who wrote it (`None`: written locally, with no principal). Together
+    /// with room and kind it decides who may see it (`crate::team::visible_to`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
 }
 
 /// Parses an id as users write it: `42`, `#42`, or a memory's ULID.

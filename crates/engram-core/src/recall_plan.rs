@@ -62,6 +62,10 @@ pub struct Filter {
     pub rooms: Option<Vec<String>>,
     /// Only memories that were true at this time: created by then, and not yet superseded.
     pub valid_at: Option<Millis>,
+    /// Never these ids: other users' private memories, added by the store's visibility
+    /// layer for a team user's call (empty otherwise), so a candidate list is never
+    /// filled with what the caller may not see.
+    pub hidden: Vec<crate::MemoryId>,
 }
 
 impl Filter {
@@ -73,6 +77,7 @@ impl Filter {
             exclude_kinds: vec![],
             rooms: rooms.clone(),
             valid_at: None,
+            hidden: vec![],
         }
     }
 
@@ -96,6 +101,7 @@ impl Filter {
             && !self.exclude_kinds.contains(&m.kind)
             && self.rooms.as_ref().is_none_or(|r| r.contains(&m.room))
             && self.valid_at.is_none_or(|at| valid_at(m, at))
+            && !self.hidden.contains(&m.id)
     }
 }
 
@@ -157,6 +163,7 @@ pub fn pass(mode: Mode, scope: &Scope<'_>, cfg: &Config) -> Pass {
                     },
                     rooms: scope.rooms.clone(),
                     valid_at: scope.as_of,
+                    hidden: vec![],
                 },
                 lexical_k: cfg.candidate_k,
                 vector_k: cfg.candidate_k,

@@ -7,6 +7,7 @@
 //! [`Tx::set_embedding`]: crate::storage::Tx::set_embedding
 //! [`Backend::prepare_vectors`]: crate::storage::Backend::prepare_vectors
 
+use crate::storage::Backend;
 use crate::storage::rows::VectorModel;
 use crate::{Result, Store};
 use engram_core::MemoryId;

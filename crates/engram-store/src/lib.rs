@@ -33,6 +33,7 @@ use sqlite::db;
 pub use sqlite::{health, seed_c};
 pub mod storage;
 mod store;
+pub mod team;
 
 pub use engine::tasks;
 pub use error::{Error, Result};

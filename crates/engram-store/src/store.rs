@@ -6,6 +6,7 @@ use crate::Result;
 use crate::sqlite::SqliteBackend;
 use crate::storage::candidates::{CandidateSource, Filter};
 use crate::storage::rows::{Health, VectorModel};
+use crate::storage::visibility::{Viewer, Visible};
 use crate::storage::{Backend, Reads, Tx};
 use engram_core::memory::IdRef;
 use engram_core::scoring::Candidates;
@@ -31,8 +32,9 @@ pub fn system_clock() -> Clock {
 /// encoder. Writes take `&mut self`; share one across threads behind a mutex, or open one
 /// per process: SQLite's WAL and the busy timeout let many processes share a file.
 pub struct Store {
-    /// The database: SQLite ([`Store::open`]) or any other [`Backend`] ([`Store::open_with`]).
-    pub(crate) backend: Box<dyn Backend>,
+    /// The database: SQLite ([`Store::open`]) or any other [`Backend`] ([`Store::open_with`]),
+    /// seen through the visibility layer (a team user's call sees only what they may).
+    pub(crate) backend: Visible,
     pub(crate) config: Config,
     pub(crate) clock: Clock,
     /// The database file, or for a server database the path its files beside it (the
@@ -86,13 +88,40 @@ impl Store {
     pub fn open_with(backend: Box<dyn Backend>, config: Config, path: &Path) -> Result<Store> {
         config.validate()?;
         Ok(Store {
-            backend,
+            backend: Visible::new(backend),
             config,
             clock: system_clock(),
             path: path.to_path_buf(),
             embedder: None,
             prepared: Default::default(),
         })
+    }
+
+    /// Runs `f` as team user `user` sees the store (`None`: as the server itself, which
+    /// sees everything): other users' private memories do not exist for it, and what it
+    /// writes is theirs. The viewer is cleared again however `f` ends, panics included, so
+    /// a server that survives a failed call never serves the next one as the wrong user.
+    pub fn as_viewer<T>(
+        &mut self,
+        user: Option<&str>,
+        f: impl FnOnce(&mut Store) -> T,
+    ) -> Result<T> {
+        let Some(name) = user else {
+            return Ok(f(self));
+        };
+        let viewer = Viewer::load(self.backend.unfiltered(), name)?;
+        self.backend.set_viewer(Some(viewer));
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
+        self.backend.set_viewer(None);
+        match out {
+            Ok(out) => Ok(out),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// The team user the current call runs as, if any.
+    pub fn viewer(&self) -> Option<&str> {
+        self.backend.viewer().map(|v| v.name.as_str())
     }
 
     /// Replaces the clock (tests, simulations, benchmarks).
@@ -129,19 +158,19 @@ impl Store {
 
     /// The storage the engine reads through.
     pub(crate) fn reads(&self) -> &dyn Reads {
-        &*self.backend
+        &self.backend
     }
 
     /// The candidate sources recall and resolution ask, as they stand (call
     /// [`Store::refresh_index`] first for other processes' vectors).
     pub(crate) fn candidates(&self) -> &dyn CandidateSource {
-        &*self.backend
+        &self.backend
     }
 
     /// Runs `f` in one write transaction of the storage backend (see
     /// [`Backend::write`](crate::storage::Backend::write): `f` may run more than once).
     pub(crate) fn write<T>(&mut self, f: impl FnMut(&mut dyn Tx) -> Result<T>) -> Result<T> {
-        crate::storage::write(&mut *self.backend, f)
+        crate::storage::write(&mut self.backend, f)
     }
 
     /// Reads the store's health (`doctor`). On SQLite it costs a full scan of the file

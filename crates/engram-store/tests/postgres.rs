@@ -113,6 +113,7 @@ fn memory(uid: &str, content: &str, room: &str, kind: Kind, at: i64) -> NewMemor
         source: "test".into(),
         session_id: None,
         metadata: serde_json::json!({"component": "parser", "n": 1}),
+        author: None,
         review_after: None,
     }
 }
@@ -664,6 +665,7 @@ fn active() -> Filter {
         exclude_kinds: vec![],
         rooms: None,
         valid_at: None,
+        hidden: vec![],
     }
 }
 

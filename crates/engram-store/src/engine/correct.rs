@@ -78,6 +78,8 @@ impl Store {
                 session_id: None,
                 metadata: serde_json::json!({ "corrects": old.uid, "reason": reason }),
                 review_after: None,
+                // Stamped with the caller by the visibility layer.
+                author: None,
             })?;
             tx.index_text(
                 new_id,

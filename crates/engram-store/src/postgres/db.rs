@@ -208,6 +208,18 @@ CREATE TRIGGER memories_change AFTER INSERT OR UPDATE OR DELETE ON memories
 CREATE TRIGGER links_change AFTER INSERT OR DELETE ON links
     FOR EACH ROW EXECUTE FUNCTION engram_link_change();
 "#,
+    // 2: a team server's people (issue 18), as SQLite's migration 8: who wrote each
+    // memory, and the users with the SHA-256 of their current token (`NULL` once revoked).
+    // Owned by `team.rs`.
+    r#"
+ALTER TABLE memories ADD COLUMN author TEXT;
+CREATE TABLE team_users (
+    name             TEXT PRIMARY KEY,
+    token_hash       TEXT UNIQUE,
+    created_at       BIGINT NOT NULL,
+    token_changed_at BIGINT NOT NULL
+);
+"#,
 ];
 
 /// `host:port/db` of a configuration: what messages name (the password never).

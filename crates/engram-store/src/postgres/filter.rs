@@ -53,5 +53,11 @@ pub(crate) fn filter_sql(filter: &Filter, args: &mut Args) -> String {
             " AND m.valid_from <= {p} AND (m.valid_to IS NULL OR m.valid_to > {p})"
         ));
     }
+    if !filter.hidden.is_empty() {
+        sql.push_str(&format!(
+            " AND NOT (m.id = ANY({}))",
+            args.push(filter.hidden.clone())
+        ));
+    }
     sql
 }

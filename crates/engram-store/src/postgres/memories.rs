@@ -15,10 +15,10 @@ use sha2::{Digest, Sha256};
 
 /// The columns [`from_row`] reads, in its order.
 pub(crate) const COLUMNS: &str = "id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier, \
-     created_at, updated_at, valid_from, valid_to, source, session_id, metadata";
+     created_at, updated_at, valid_from, valid_to, source, session_id, metadata, author";
 
 /// How many columns [`COLUMNS`] names.
-pub(crate) const COLUMN_COUNT: usize = 18;
+pub(crate) const COLUMN_COUNT: usize = 19;
 
 fn bad(col: &str, what: impl std::fmt::Display) -> Error {
     Error::Index(format!("memories.{col} holds an unreadable value: {what}"))
@@ -49,6 +49,7 @@ pub(crate) fn from_row(row: &Row) -> Result<Memory> {
         source: row.try_get(15)?,
         session_id: row.try_get(16)?,
         metadata: serde_json::from_str(&metadata).map_err(|e| bad("metadata", e))?,
+        author: row.try_get(18)?,
     })
 }
 
@@ -244,8 +245,8 @@ pub(crate) fn insert(db: &mut dyn Db, m: &NewMemory) -> Result<MemoryId> {
         db,
         "INSERT INTO memories (uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                created_at, updated_at, valid_from, valid_to, source, session_id, metadata,
-                               content_hash, review_after)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+                               content_hash, review_after, author)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
          RETURNING id",
         &[
             &m.uid,
@@ -267,6 +268,7 @@ pub(crate) fn insert(db: &mut dyn Db, m: &NewMemory) -> Result<MemoryId> {
             &m.metadata.to_string(),
             &content_hash(&m.content),
             &m.review_after,
+            &m.author,
         ],
     )?;
     Ok(row.expect("INSERT … RETURNING returns the row").get(0))
@@ -483,8 +485,8 @@ pub(crate) fn insert_with_id(db: &mut dyn Db, id: MemoryId, m: &NewMemory) -> Re
         db,
         "INSERT INTO memories (id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                created_at, updated_at, valid_from, valid_to, source, session_id, metadata,
-                               content_hash, review_after)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+                               content_hash, review_after, author)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
          RETURNING id",
         &[
             &id,
@@ -507,6 +509,7 @@ pub(crate) fn insert_with_id(db: &mut dyn Db, id: MemoryId, m: &NewMemory) -> Re
             &m.metadata.to_string(),
             &content_hash(&m.content),
             &m.review_after,
+            &m.author,
         ],
     )?;
     db.execute(

@@ -34,6 +34,7 @@ mod reads;
 mod revisions;
 mod sessions;
 mod tables;
+mod team;
 mod vault_files;
 
 pub use candidates::PgCandidates;
@@ -342,6 +343,12 @@ impl Tx for PgTx<'_> {
     }
     fn write_vault_file(&mut self, w: &VaultFileWrite<'_>) -> Result<()> {
         vault_files::write(self.tx.get_mut(), w)
+    }
+    fn add_team_user(&mut self, name: &str, token_hash: &str, at: Millis) -> Result<bool> {
+        team::add_user(self.tx.get_mut(), name, token_hash, at)
+    }
+    fn set_team_token(&mut self, name: &str, token_hash: Option<&str>, at: Millis) -> Result<bool> {
+        team::set_token(self.tx.get_mut(), name, token_hash, at)
     }
     fn insert_memory(&mut self, m: &NewMemory) -> Result<MemoryId> {
         memories::insert(self.tx.get_mut(), m)

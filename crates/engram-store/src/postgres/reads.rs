@@ -3,7 +3,7 @@
 
 use super::{PgBackend, PgTx, WithDb};
 use super::{
-    embeddings, events, evidence, links, maintenance, memories, revisions, sessions, tables,
+    embeddings, events, evidence, links, maintenance, memories, revisions, sessions, tables, team,
     vault_files,
 };
 use crate::Result;
@@ -261,6 +261,15 @@ macro_rules! pg_reads {
             }
             fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
                 self.with(|db| embeddings::embedded_count(db, model))
+            }
+            fn team_users(&self) -> Result<Vec<TeamUser>> {
+                self.with(team::users)
+            }
+            fn team_user_by_token(&self, token_hash: &str) -> Result<Option<String>> {
+                self.with(|db| team::user_by_token(db, token_hash))
+            }
+            fn private_of_others(&self, viewer: &str) -> Result<Vec<Memory>> {
+                self.with(|db| team::private_of_others(db, viewer))
             }
         }
     };

@@ -199,6 +199,18 @@ CREATE TABLE evidence (
 );
 CREATE INDEX evidence_memory ON evidence (memory_id, id);
 "#,
+    // 8: a team server's people (issue 18): who wrote each memory, and the users with the
+    // SHA-256 of their current token (`NULL` once revoked; the token itself is never
+    // stored). Owned by `team.rs`. Users are never deleted: their memories name them.
+    r#"
+ALTER TABLE memories ADD COLUMN author TEXT;
+CREATE TABLE team_users (
+    name             TEXT PRIMARY KEY,
+    token_hash       TEXT UNIQUE,
+    created_at       INTEGER NOT NULL,
+    token_changed_at INTEGER NOT NULL
+);
+"#,
 ];
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.

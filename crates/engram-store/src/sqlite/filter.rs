@@ -38,5 +38,13 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
         sql.push_str(" AND m.valid_from <= ? AND (m.valid_to IS NULL OR m.valid_to > ?)");
         params.extend([Value::Integer(at), Value::Integer(at)]);
     }
+    if !filter.hidden.is_empty() {
+        // One JSON array, however many ids: a list of placeholders could pass SQLite's
+        // variable limit on a team with many private memories.
+        sql.push_str(" AND m.id NOT IN (SELECT value FROM json_each(?))");
+        params.push(Value::Text(
+            serde_json::to_string(&filter.hidden).expect("ids serialise"),
+        ));
+    }
     (sql, params)
 }

@@ -12,10 +12,10 @@ use sha2::{Digest, Sha256};
 
 /// The columns [`from_row`] reads, in its order.
 pub(crate) const COLUMNS: &str = "id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier, \
-     created_at, updated_at, valid_from, valid_to, source, session_id, metadata";
+     created_at, updated_at, valid_from, valid_to, source, session_id, metadata, author";
 
 /// How many columns [`COLUMNS`] names: a query that selects more reads them from here on.
-pub(crate) const COLUMN_COUNT: usize = 18;
+pub(crate) const COLUMN_COUNT: usize = 19;
 
 /// A memory from a row that starts with [`COLUMNS`].
 pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
@@ -45,6 +45,7 @@ pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
         source: row.get(15)?,
         session_id: row.get(16)?,
         metadata: serde_json::from_str(&metadata).map_err(|e| bad(17, e.to_string()))?,
+        author: row.get(18)?,
     })
 }
 
@@ -282,8 +283,8 @@ pub(crate) fn insert_with_id(
     conn.prepare_cached(
         "INSERT INTO memories (id, uid, content, title, kind, importance, tags, room, topic_key, pinned, tier,
                                created_at, updated_at, valid_from, valid_to, source, session_id, metadata,
-                               content_hash, review_after)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+                               content_hash, review_after, author)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
     )?
     .execute(params![
         id,
@@ -306,6 +307,7 @@ pub(crate) fn insert_with_id(
         m.metadata.to_string(),
         content_hash(&m.content),
         m.review_after,
+        m.author,
     ])?;
     Ok(conn.last_insert_rowid())
 }

@@ -36,6 +36,7 @@ pub(crate) mod revisions;
 pub mod seed_c;
 pub(crate) mod sessions;
 mod tables;
+mod team;
 mod vault_files;
 mod vector_index;
 mod vector_search;
@@ -326,6 +327,15 @@ impl<T: Conn> Reads for T {
     fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
         embeddings::embedded_count(self.conn(), model)
     }
+    fn team_users(&self) -> Result<Vec<TeamUser>> {
+        team::users(self.conn())
+    }
+    fn team_user_by_token(&self, token_hash: &str) -> Result<Option<String>> {
+        team::user_by_token(self.conn(), token_hash)
+    }
+    fn private_of_others(&self, viewer: &str) -> Result<Vec<Memory>> {
+        team::private_of_others(self.conn(), viewer)
+    }
 }
 
 impl Tx for SqliteTx<'_> {
@@ -435,5 +445,11 @@ impl Tx for SqliteTx<'_> {
     }
     fn write_vault_file(&mut self, w: &VaultFileWrite<'_>) -> Result<()> {
         vault_files::write(&self.tx, w)
+    }
+    fn add_team_user(&mut self, name: &str, token_hash: &str, at: Millis) -> Result<bool> {
+        team::add_user(&self.tx, name, token_hash, at)
+    }
+    fn set_team_token(&mut self, name: &str, token_hash: Option<&str>, at: Millis) -> Result<bool> {
+        team::set_token(&self.tx, name, token_hash, at)
     }
 }

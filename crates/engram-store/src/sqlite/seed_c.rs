@@ -18,6 +18,7 @@
 //!
 //! Nothing of C's is deleted: its rows stay in the `seed_c_*` tables and in the backup.
 
+use crate::storage::Backend;
 use crate::{Result, Store};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};

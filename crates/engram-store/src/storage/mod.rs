@@ -49,6 +49,7 @@
 
 pub mod candidates;
 pub mod rows;
+pub mod visibility;
 
 use crate::Result;
 use candidates::CandidateSource;
@@ -233,6 +234,16 @@ pub trait Reads {
     ) -> Result<Vec<(MemoryId, String)>>;
     /// How many memories outside the trash have a vector of `model`.
     fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64>;
+
+    // --- a team server's people (`team_users`) and visibility ---
+    /// Every user, by name.
+    fn team_users(&self) -> Result<Vec<TeamUser>>;
+    /// The user whose current (not revoked) token has this SHA-256 (hex).
+    fn team_user_by_token(&self, token_hash: &str) -> Result<Option<String>>;
+    /// Every memory, in any tier, that `viewer` may not see: private
+    /// (`engram_core::team::is_private`) and not written by them. The visibility layer
+    /// (`storage::visibility`) hides exactly these.
+    fn private_of_others(&self, viewer: &str) -> Result<Vec<Memory>>;
 }
 
 /// One write transaction. Everything written is committed together when the closure
@@ -321,6 +332,11 @@ pub trait Tx: Reads {
     fn delete_link(&mut self, src: MemoryId, dst: MemoryId, kind: LinkKind) -> Result<bool>;
     /// Changes the vault's file records.
     fn write_vault_file(&mut self, w: &VaultFileWrite<'_>) -> Result<()>;
+
+    /// Adds a team user holding the token with this SHA-256; `false` when the name is taken.
+    fn add_team_user(&mut self, name: &str, token_hash: &str, at: Millis) -> Result<bool>;
+    /// Replaces a user's token hash (`None`: revoked); `false` when there is no such user.
+    fn set_team_token(&mut self, name: &str, token_hash: Option<&str>, at: Millis) -> Result<bool>;
 }
 
 /// A database the engine can run on: its reads, its candidate sources, one write

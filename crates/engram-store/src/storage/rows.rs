@@ -29,6 +29,8 @@ pub struct NewMemory {
     pub metadata: serde_json::Value,
     /// C's review date (decisions and preferences); not part of [`engram_core::Memory`].
     pub review_after: Option<Millis>,
+    /// The team user writing it ([`engram_core::Memory::author`]).
+    pub author: Option<String>,
 }
 
 /// Columns of one memory to change; `None` keeps a column as it is (so `Some(None)` clears
@@ -646,4 +648,19 @@ pub struct VectorSet {
 pub struct VectorModel<'a> {
     pub model: &'a str,
     pub dim: usize,
+}
+
+// --- team users ---
+
+/// A team server's user as listed (`engram team user list`): never the token's hash.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TeamUser {
+    pub name: String,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub created_at: Millis,
+    /// Whether the user holds a token that authenticates (`false` after a revoke).
+    pub active: bool,
+    /// When the current token was issued, or the last one revoked.
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub token_changed_at: Millis,
 }

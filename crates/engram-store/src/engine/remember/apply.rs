@@ -321,6 +321,8 @@ fn create(tx: &mut dyn Tx, c: &Ctx<'_>, related_ids: &[MemoryId]) -> Result<Reme
         session_id: w.req.session_id.clone(),
         metadata: w.metadata.clone(),
         review_after: review_after(w.kind, at),
+        // Stamped with the caller by the visibility layer (`storage::visibility`).
+        author: None,
     })?;
     tx.index_text(
         id,

@@ -187,6 +187,7 @@ pub(crate) fn insert_memory(
         session_id: m.session_id.clone(),
         metadata: m.metadata.clone(),
         review_after,
+        author: m.author.clone(),
     };
     let id = if id_free {
         tx.insert_memory_with_id(m.id, &row)?
@@ -239,5 +240,6 @@ pub fn blank_memory(uid: String, content: String, at: Millis) -> Memory {
         source: "import".to_string(),
         session_id: None,
         metadata: serde_json::json!({}),
+        author: None,
     }
 }

@@ -315,6 +315,7 @@ pub fn memory_from_record(
         source: "vault".to_string(),
         session_id: None,
         metadata: serde_json::json!({}),
+        author: None,
     };
     apply_record(rec, base, in_trash)
 }
