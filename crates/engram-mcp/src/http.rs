@@ -116,11 +116,96 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     diff == 0
 }
 
-async fn require_token(
-    State(token): State<Option<Arc<String>>>,
-    req: Request,
-    next: Next,
-) -> Response {
+/// What the token layer checks against: the single token of a one-person server, and the
+/// server itself for a team store's users.
+#[derive(Clone)]
+struct Auth {
+    token: Option<Arc<String>>,
+    shared: Arc<Shared>,
+}
+
+/// The 401 every refused request gets: JSON naming only what to send, never a user.
+fn unauthorized() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        [
+            (header::WWW_AUTHENTICATE, "Bearer"),
+            (header::CONTENT_TYPE, "application/json"),
+        ],
+        serde_json::json!({
+            "error": {
+                "code": "unauthorized",
+                "message": "missing, wrong or revoked bearer token: send Authorization: Bearer TOKEN"
+            }
+        })
+        .to_string(),
+    )
+        .into_response()
+}
+
+/// The token a request presents: its bearer header, or for the web UI its sign-in cookie.
+fn presented_token(req: &Request) -> String {
+    let mut given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(bearer_token)
+        .unwrap_or("")
+        .to_string();
+    let ui = req.uri().path() == "/ui" || req.uri().path().starts_with("/ui/");
+    if ui && given.is_empty() {
+        given = crate::web::ui::cookie_token(req.headers()).unwrap_or_default();
+    }
+    given
+}
+
+/// A team store (any user exists, `Store::team_mode`): every request must carry a current
+/// user's token; the user found goes with the request (`crate::auth`). Otherwise the
+/// single-token check of one person's server. A refused request reaches no handler, so it
+/// touches nothing.
+async fn require_token(State(auth): State<Auth>, mut req: Request, next: Next) -> Response {
+    let shared = auth.shared.clone();
+    let team =
+        tokio::task::spawn_blocking(move || shared.with_store(false, None, |s| s.team_mode()))
+            .await
+            .ok()
+            .and_then(|r| r.ok())
+            .and_then(|r| r.ok());
+    let Some(team) = team else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::CONTENT_TYPE, "application/json")],
+            serde_json::json!({"error": {"code": "unavailable", "message": "the engram store cannot be read"}})
+                .to_string(),
+        )
+            .into_response();
+    };
+    if team {
+        let ui = req.uri().path() == "/ui" || req.uri().path().starts_with("/ui/");
+        if ui && req.uri().path() == "/ui/login" && req.method() == axum::http::Method::POST {
+            return next.run(req).await;
+        }
+        let given = presented_token(&req);
+        let shared = auth.shared.clone();
+        let user = tokio::task::spawn_blocking(move || {
+            shared.with_store(false, None, |s| s.team_authenticate(&given))
+        })
+        .await
+        .ok()
+        .and_then(|r| r.ok())
+        .and_then(|r| r.ok())
+        .flatten();
+        let Some(user) = user else {
+            if ui && !req.uri().path().starts_with("/ui/api/") {
+                return crate::web::ui::sign_in_page();
+            }
+            return unauthorized();
+        };
+        req.extensions_mut()
+            .insert(crate::auth::Principal(user.clone()));
+        return crate::auth::with_user(Some(user), next.run(req)).await;
+    }
+    let token = auth.token;
     if let Some(expected) = token {
         let mut given = req
             .headers()
@@ -163,7 +248,15 @@ pub async fn serve_then(
     on_ready: impl FnOnce(SocketAddr),
 ) -> anyhow::Result<()> {
     let token = token.filter(|t| !t.is_empty());
-    if !addr.ip().is_loopback() && token.is_none() {
+    // A team store's users' tokens guard it as the single token would.
+    let team = !addr.ip().is_loopback()
+        && token.is_none()
+        && shared
+            .with_store(false, None, |s| s.team_mode())
+            .ok()
+            .and_then(|r| r.ok())
+            .unwrap_or(false);
+    if !addr.ip().is_loopback() && token.is_none() && !team {
         anyhow::bail!(
             "refusing to serve on {addr} without a bearer token: set ENGRAM_HTTP_TOKEN (or http_token in config.toml), or bind 127.0.0.1"
         );
@@ -200,7 +293,10 @@ pub async fn serve_then(
         .merge(crate::web::routes(shared.clone()))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(
-            token.map(Arc::new),
+            Auth {
+                token: token.map(Arc::new),
+                shared: shared.clone(),
+            },
             require_token,
         ));
     // On loopback the address is the guard, and DNS rebinding (a hostile page whose own

@@ -32,6 +32,7 @@
 
 pub mod adapt;
 pub mod admin;
+pub mod auth;
 pub mod compat_a;
 pub mod compat_a_tasks;
 pub mod compat_c;

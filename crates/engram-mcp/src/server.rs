@@ -243,9 +243,12 @@ impl Shared {
     /// Runs `f` on the serving store (opened on first use), as a tool call would: other
     /// HTTP surfaces (the web UI) share the store, its model and its lock with MCP. After a
     /// write, changes land in the Markdown vault like any tool call's.
+    /// `user`: the team user the request authenticated as (`crate::auth`), who sees only
+    /// what they may (`Store::as_viewer`); `None` for local use.
     pub fn with_store<R>(
         &self,
         write: bool,
+        user: Option<&str>,
         f: impl FnOnce(&mut engram_store::Store) -> R,
     ) -> anyhow::Result<R> {
         let mut guard = self.lock_store();
@@ -253,7 +256,7 @@ impl Shared {
             *guard = Some(self.open_serving()?);
         }
         let store = guard.as_mut().expect("opened above");
-        let out = f(store);
+        let out = store.as_viewer(user, f)?;
         if write && let Err(e) = store.sync_vault() {
             tracing::warn!("vault: {e}");
         }
@@ -285,6 +288,7 @@ impl Shared {
         &self,
         client: &str,
         read_only: bool,
+        user: Option<&str>,
         f: impl FnOnce(&mut Ctx<'_>) -> tools::ToolResult,
     ) -> tools::ToolResult {
         let mut guard = self.lock_store();
@@ -295,14 +299,18 @@ impl Shared {
             })?);
         }
         let store = guard.as_mut().expect("opened above");
-        let mut ctx = Ctx {
-            store,
-            default_room: self.default_room.as_deref(),
-            client,
-            dialect: crate::adapt::Dialect::NATIVE,
-            doctor: self.doctor,
-        };
-        let result = f(&mut ctx);
+        let result = store
+            .as_viewer(user, |store| {
+                f(&mut Ctx {
+                    store,
+                    default_room: self.default_room.as_deref(),
+                    client,
+                    dialect: crate::adapt::Dialect::NATIVE,
+                    doctor: self.doctor,
+                })
+            })
+            .map_err(store_error)
+            .and_then(|r| r);
         if !read_only && let Err(e) = store.sync_vault() {
             tracing::warn!("vault: {e}");
         }
@@ -311,6 +319,17 @@ impl Shared {
 
     /// Runs one tool call to completion (on the calling thread).
     pub fn call(&self, name: &str, args: serde_json::Value, client: &str) -> CallToolResult {
+        self.call_as(name, args, client, None)
+    }
+
+    /// [`Shared::call`] as a team user (`None`: local use, sees everything).
+    pub fn call_as(
+        &self,
+        name: &str,
+        args: serde_json::Value,
+        client: &str,
+        user: Option<&str>,
+    ) -> CallToolResult {
         let Some(spec) = self.tools.iter().find(|t| t.name == name) else {
             return error_result(
                 None,
@@ -320,7 +339,7 @@ impl Shared {
                 ),
             );
         };
-        match self.run_tool(spec, args, client, self.dialect) {
+        match self.run_tool(spec, args, client, self.dialect, user) {
             Ok(v) => CallToolResult::structured(v),
             Err(e) => error_result(e.field, e.message),
         }
@@ -336,6 +355,7 @@ impl Shared {
         args: serde_json::Value,
         client: &str,
         dialect: crate::adapt::Dialect,
+        user: Option<&str>,
     ) -> tools::ToolResult {
         let name = spec.name;
         tools::check_known_arguments(name, &(spec.schema)(), &args)?;
@@ -354,15 +374,24 @@ impl Shared {
         } else {
             None
         };
-        let mut ctx = Ctx {
-            store,
-            default_room: self.default_room.as_deref(),
-            client,
-            dialect,
-            doctor: self.doctor,
-        };
         let started = std::time::Instant::now();
-        let result = (spec.call)(&mut ctx, args);
+        // The team user's view for exactly this call (cleared after it, even on a panic);
+        // the vault sync below runs as the server, which sees every change.
+        let result = store
+            .as_viewer(user, |store| {
+                (spec.call)(
+                    &mut Ctx {
+                        store,
+                        default_room: self.default_room.as_deref(),
+                        client,
+                        dialect,
+                        doctor: self.doctor,
+                    },
+                    args,
+                )
+            })
+            .map_err(store_error)
+            .and_then(|r| r);
         // Every change lands in the Markdown vault (a no-op when nothing changed).
         if !spec.hints.read_only
             && let Err(e) = store.sync_vault()
@@ -418,6 +447,14 @@ fn embed_written_while_loading(
     let pairs: Vec<(i64, Vec<f32>)> = todo.iter().map(|(id, _)| *id).zip(vectors).collect();
     if let Err(err) = store.put_embeddings(e.model_id(), e.dim(), &pairs) {
         tracing::warn!("embedding before the first search: {err}");
+    }
+}
+
+/// The store could not set up a call's view (reading the viewer's hidden set failed).
+fn store_error(e: engram_store::Error) -> tools::ToolError {
+    tools::ToolError {
+        field: None,
+        message: format!("the engram store cannot serve this call: {e}"),
     }
 }
 
@@ -478,15 +515,23 @@ impl ServerHandler for EngramServer {
             })
             .map(|n| format!("mcp:{n}"))
             .unwrap_or_else(|| "mcp".to_string());
+        // The team user the HTTP auth layer found for this request (none over stdio).
+        let user = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|p| p.extensions.get::<crate::auth::Principal>())
+            .map(|p| p.0.clone());
         let args = request
             .arguments
             .map(serde_json::Value::Object)
             .unwrap_or(serde_json::Value::Null);
         let name = request.name.to_string();
         let shared = self.shared.clone();
-        let result = tokio::task::spawn_blocking(move || shared.call(&name, args, &client))
-            .await
-            .unwrap_or_else(|e| error_result(None, format!("the tool call failed: {e}")));
+        let result = tokio::task::spawn_blocking(move || {
+            shared.call_as(&name, args, &client, user.as_deref())
+        })
+        .await
+        .unwrap_or_else(|e| error_result(None, format!("the tool call failed: {e}")));
         Ok(result.into())
     }
 }

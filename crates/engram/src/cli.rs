@@ -99,6 +99,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Import engram's JSONL export, or another system's data (--from).
     Import(ImportArgs),
+    /// A team server's people: `user add|list`, `token add|revoke` (README "For teams").
+    Team(TeamArgs),
     /// Embedding models: pull, list, use.
     #[command(subcommand)]
     Model(ModelCommand),
@@ -551,6 +553,42 @@ pub enum ModelCommand {
     },
     /// Switch to a model (a name or a folder) and embed every memory with it.
     Use { name: String },
+}
+
+#[derive(Args, Debug)]
+pub struct TeamArgs {
+    #[command(subcommand)]
+    pub command: TeamCommand,
+    /// The team's database: a `postgres://USER@HOST/DB` URL (default: the `store`
+    /// setting, `ENGRAM_STORE`, else the home's SQLite file).
+    #[arg(long, global = true)]
+    pub store: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TeamCommand {
+    /// Users: `add NAME` (prints their token once), `list`.
+    #[command(subcommand)]
+    User(TeamUserCommand),
+    /// Tokens: `add NAME` (a new token; the old one stops working), `revoke NAME`.
+    #[command(subcommand)]
+    Token(TeamTokenCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TeamUserCommand {
+    /// Add a user; prints their token once (only its SHA-256 is stored).
+    Add { name: String },
+    /// Every user, whether their token is active, and since when.
+    List,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TeamTokenCommand {
+    /// Issue a new token for a user; the old one stops working. Prints it once.
+    Add { name: String },
+    /// Revoke a user's token: requests with it get 401. Their memories stay.
+    Revoke { name: String },
 }
 
 /// seed C's default port for `engram serve`.

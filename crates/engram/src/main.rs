@@ -21,6 +21,7 @@ mod seed_c_cli;
 mod serve;
 mod setup;
 mod stress;
+mod team_cli;
 mod vault_cli;
 
 use clap::Parser;
@@ -188,6 +189,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(a) => vault_cli::import(&mut open::open_store()?, a, json)?,
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,
+        Command::Team(t) => team_cli::run(t, json)?,
         Command::Mcp(a) => serve::run_server(a.tools, a.room.or_else(env_project), None, None)?,
         Command::Serve(a) => serve::serve(a)?,
         Command::Ui(a) => serve::run_server("core".into(), None, Some(a.addr), Some(!a.no_open))?,

@@ -136,14 +136,17 @@ async fn call(shared: Arc<Shared>, tool: &'static str, body: Bytes) -> Response 
         );
     };
     let dialect = crate::adapt::Dialect::for_profile("compat-a");
-    let r = tokio::task::spawn_blocking(move || shared.run_tool(&spec, args, CLIENT, dialect))
-        .await
-        .unwrap_or_else(|e| {
-            Err(ToolError {
-                field: None,
-                message: format!("the request failed: {e}"),
-            })
-        });
+    let user = crate::auth::current_user();
+    let r = tokio::task::spawn_blocking(move || {
+        shared.run_tool(&spec, args, CLIENT, dialect, user.as_deref())
+    })
+    .await
+    .unwrap_or_else(|e| {
+        Err(ToolError {
+            field: None,
+            message: format!("the request failed: {e}"),
+        })
+    });
     answer(r)
 }
 
@@ -174,11 +177,13 @@ async fn catalogue() -> Response {
 async fn health(State(shared): S) -> Response {
     let model = shared.model_state();
     let s2 = shared.clone();
-    let stats = tokio::task::spawn_blocking(move || s2.with_store(false, |s| s.stats()))
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|r| r.map_err(|e| format!("{e:#}")))
-        .and_then(|r| r.map_err(|e| e.to_string()));
+    let user = crate::auth::current_user();
+    let stats =
+        tokio::task::spawn_blocking(move || s2.with_store(false, user.as_deref(), |s| s.stats()))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| format!("{e:#}")))
+            .and_then(|r| r.map_err(|e| e.to_string()));
     let (embedding_degraded, embedding_reason) = match &model {
         ModelState::Ready => (false, None),
         ModelState::Loading => (

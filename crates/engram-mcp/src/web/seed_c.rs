@@ -87,14 +87,16 @@ async fn run(
     read_only: bool,
     f: impl FnOnce(&mut Ctx<'_>) -> ToolResult + Send + 'static,
 ) -> Response {
-    let r = tokio::task::spawn_blocking(move || shared.with_ctx(CLIENT, read_only, f))
-        .await
-        .unwrap_or_else(|e| {
-            Err(ToolError {
-                field: None,
-                message: format!("the request failed: {e}"),
-            })
-        });
+    let user = crate::auth::current_user();
+    let r =
+        tokio::task::spawn_blocking(move || shared.with_ctx(CLIENT, read_only, user.as_deref(), f))
+            .await
+            .unwrap_or_else(|e| {
+                Err(ToolError {
+                    field: None,
+                    message: format!("the request failed: {e}"),
+                })
+            });
     answer(r)
 }
 

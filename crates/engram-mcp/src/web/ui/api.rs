@@ -84,7 +84,8 @@ async fn run<T: serde::Serialize + Send + 'static>(
     write: bool,
     f: impl FnOnce(&mut Store) -> Result<T, ApiError> + Send + 'static,
 ) -> ApiResult {
-    let out = tokio::task::spawn_blocking(move || shared.with_store(write, f))
+    let user = crate::auth::current_user();
+    let out = tokio::task::spawn_blocking(move || shared.with_store(write, user.as_deref(), f))
         .await
         .map_err(|e| anyhow::anyhow!("the request failed: {e}"))??;
     let value = out?;
