@@ -533,7 +533,7 @@ pub(crate) fn page(
         "SELECT {COLUMNS}, review_after FROM memories WHERE id > ?1 ORDER BY id LIMIT ?2"
     ))?;
     let rows = stmt.query_map(params![after, limit as i64], |r| {
-        Ok((from_row(r)?, r.get::<_, Option<Millis>>(18)?))
+        Ok((from_row(r)?, r.get::<_, Option<Millis>>(COLUMN_COUNT)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
