@@ -1,0 +1,289 @@
+//! A team store's visibility, through the engine on a real store (SQLite, or the backend
+//! `ENGRAM_TEST_STORE` names): users and tokens, authors, and one user's private memories
+//! absent from everything another user's call can read, count, walk, judge or export,
+//! while shared ones are seen by both with their author.
+
+mod support;
+
+use engram_core::memory::IdRef;
+use engram_core::{Kind, LinkKind};
+use engram_store::browse::{ListRequest, Order};
+use engram_store::{RecallRequest, RememberAction, RememberRequest, Store};
+use support::{no_resolution, temp_store};
+
+fn remember(s: &mut Store, user: &str, content: &str, room: &str, kind: Kind) -> i64 {
+    s.as_viewer(Some(user), |s| {
+        s.remember(RememberRequest {
+            content: content.into(),
+            room: Some(room.into()),
+            kind: Some(kind),
+            source: Some("test-client".into()),
+            ..Default::default()
+        })
+    })
+    .unwrap()
+    .unwrap()
+    .id
+}
+
+/// Everything `user` gets back from a recall of `query` in `room`, as JSON text.
+fn recall(s: &mut Store, user: Option<&str>, query: &str, room: &str) -> String {
+    s.as_viewer(user, |s| {
+        let mut req = RecallRequest::new(query);
+        req.room = Some(room.into());
+        req.mode = engram_store::Mode::Exhaustive;
+        serde_json::to_string(&s.recall(&req).unwrap()).unwrap()
+    })
+    .unwrap()
+}
+
+struct Team {
+    store: Store,
+    _dir: tempfile::TempDir,
+    private: i64,
+    preference: i64,
+    shared: i64,
+}
+
+fn team() -> Team {
+    let (mut store, dir) = temp_store(no_resolution());
+    store.team_add_user("alice").unwrap();
+    store.team_add_user("bob").unwrap();
+    let private = remember(
+        &mut store,
+        "alice",
+        "Alice's locker code is kumquat-42",
+        "private",
+        Kind::Fact,
+    );
+    let preference = remember(
+        &mut store,
+        "alice",
+        "Alice prefers kumquat themed editors",
+        "app",
+        Kind::Preference,
+    );
+    let shared = remember(
+        &mut store,
+        "alice",
+        "The app deploys kumquat builds with Helm",
+        "app",
+        Kind::Decision,
+    );
+    // A shared memory linked to a private one: its neighbours must not reveal it.
+    store
+        .as_viewer(Some("alice"), |s| {
+            s.link(
+                &IdRef::Id(shared),
+                &IdRef::Id(private),
+                LinkKind::Related,
+                None,
+            )
+        })
+        .unwrap()
+        .unwrap();
+    Team {
+        store,
+        _dir: dir,
+        private,
+        preference,
+        shared,
+    }
+}
+
+#[test]
+fn tokens_authenticate_their_user_until_revoked() {
+    let (mut s, _dir) = temp_store(no_resolution());
+    assert!(!s.team_mode().unwrap());
+    let token = s.team_add_user("alice").unwrap();
+    assert!(
+        token.starts_with("engram_") && token.len() == 7 + 64,
+        "{token}"
+    );
+    assert!(s.team_mode().unwrap());
+    assert_eq!(
+        s.team_authenticate(&token).unwrap().as_deref(),
+        Some("alice")
+    );
+    assert_eq!(s.team_authenticate("engram_0000").unwrap(), None);
+    assert_eq!(s.team_authenticate("").unwrap(), None);
+    let err = s.team_add_user("alice").unwrap_err();
+    assert_eq!(err.field(), Some("name"), "{err}");
+    assert_eq!(s.team_add_user("a b").unwrap_err().field(), Some("name"));
+
+    s.team_revoke("alice").unwrap();
+    assert_eq!(s.team_authenticate(&token).unwrap(), None);
+    assert!(s.team_mode().unwrap(), "revoking never leaves team mode");
+    let fresh = s.team_new_token("alice").unwrap();
+    assert_ne!(fresh, token);
+    assert_eq!(
+        s.team_authenticate(&fresh).unwrap().as_deref(),
+        Some("alice")
+    );
+    assert_eq!(s.team_authenticate(&token).unwrap(), None);
+    assert_eq!(s.team_revoke("nobody").unwrap_err().field(), Some("name"));
+    let users = s.team_users().unwrap();
+    assert_eq!(users.len(), 1);
+    assert!(users[0].active);
+}
+
+#[test]
+fn every_memory_records_its_author_and_local_writes_none() {
+    let mut t = team();
+    let m = t.store.get(&IdRef::Id(t.shared)).unwrap();
+    assert_eq!(
+        (m.author.as_deref(), m.source.as_str()),
+        (Some("alice"), "test-client")
+    );
+    let local = t
+        .store
+        .remember(RememberRequest {
+            content: "A local note".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(t.store.get(&IdRef::Id(local.id)).unwrap().author, None);
+}
+
+#[test]
+fn another_users_private_memories_do_not_exist_for_bob() {
+    let mut t = team();
+    let (private, preference, shared) = (t.private, t.preference, t.shared);
+    let s = &mut t.store;
+
+    // Recall in every room and mode: the shared memory, with its author; nothing private.
+    let found = recall(s, Some("bob"), "kumquat", "app");
+    assert!(
+        found.contains("Helm") && found.contains("\"author\":\"alice\""),
+        "{found}"
+    );
+    assert!(!found.contains("themed editors"), "{found}");
+    assert!(!recall(s, Some("bob"), "kumquat locker", "private").contains("locker"));
+    assert!(recall(s, Some("alice"), "kumquat locker", "private").contains("locker"));
+    assert!(recall(s, None, "kumquat locker", "private").contains("locker"));
+
+    s.as_viewer(Some("bob"), |s| {
+        // By id: not found, worded exactly as a missing id.
+        for id in [private, preference] {
+            let hidden = s.get(&IdRef::Id(id)).unwrap_err().to_string();
+            let missing = s.get(&IdRef::Id(999_999)).unwrap_err().to_string();
+            assert_eq!(
+                hidden.replace(&id.to_string(), "N"),
+                missing.replace("999999", "N")
+            );
+            assert!(s.show(&IdRef::Id(id)).is_err());
+            assert!(s.timeline(&IdRef::Id(id), 5, 5).is_err());
+        }
+        // The shared memory's links, timeline and graph leave the private one out.
+        let detail = s.show(&IdRef::Id(shared)).unwrap();
+        assert!(detail.links.is_empty(), "{:?}", detail.links);
+        let (before, _, after) = s.timeline(&IdRef::Id(shared), 10, 10).unwrap();
+        assert!(
+            before
+                .iter()
+                .chain(&after)
+                .all(|m| m.id != private && m.id != preference)
+        );
+        let graph = serde_json::to_string(&s.graph(None, 100).unwrap()).unwrap();
+        assert!(
+            !graph.contains("locker") && !graph.contains("themed"),
+            "{graph}"
+        );
+        // Lists and counts.
+        let listed = s
+            .list_memories(&ListRequest {
+                kinds: vec![],
+                tiers: vec![],
+                room: None,
+                order: Order::default(),
+                limit: 50,
+            })
+            .unwrap();
+        assert_eq!(listed.len(), 1, "only the shared memory");
+        let stats = s.stats().unwrap();
+        assert_eq!(stats.total_memories, 1);
+        assert!(
+            !stats.by_room.contains_key("private"),
+            "{:?}",
+            stats.by_room
+        );
+        assert!(stats.links_by_kind.is_empty(), "{:?}", stats.links_by_kind);
+        // Export.
+        let mut out = Vec::new();
+        s.export_jsonl(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Helm") && !text.contains("locker") && !text.contains("themed"));
+        // Writes aimed at it fail as for a missing id.
+        assert!(s.forget(&IdRef::Id(private)).is_err());
+        assert!(
+            s.link(
+                &IdRef::Id(shared),
+                &IdRef::Id(private),
+                LinkKind::Related,
+                None
+            )
+            .is_err()
+        );
+    })
+    .unwrap();
+
+    // Alice still sees all three, untouched; the store itself sees all.
+    s.as_viewer(Some("alice"), |s| {
+        assert_eq!(s.stats().unwrap().total_memories, 3);
+        assert_eq!(s.show(&IdRef::Id(shared)).unwrap().links.len(), 1);
+    })
+    .unwrap();
+    assert_eq!(s.stats().unwrap().total_memories, 3);
+}
+
+#[test]
+fn a_write_by_bob_never_folds_into_alices_private_memory() {
+    let (mut s, _dir) = temp_store(engram_core::Config::default());
+    s.team_add_user("alice").unwrap();
+    s.team_add_user("bob").unwrap();
+    let a = remember(
+        &mut s,
+        "alice",
+        "My locker code is kumquat-42",
+        "private",
+        Kind::Fact,
+    );
+    // The same words in the same room: for alice a repeat, for bob a memory of his own.
+    let b = s
+        .as_viewer(Some("bob"), |s| {
+            s.remember(RememberRequest {
+                content: "My locker code is kumquat-42".into(),
+                room: Some("private".into()),
+                kind: Some(Kind::Fact),
+                ..Default::default()
+            })
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(b.action, RememberAction::Created, "{b:?}");
+    assert_ne!(b.id, a);
+    assert!(
+        serde_json::to_string(&b)
+            .unwrap()
+            .find(&format!("\"id\":{a}"))
+            .is_none(),
+        "bob is never told of alice's memory: {b:?}"
+    );
+    let m = s.get(&IdRef::Id(b.id)).unwrap();
+    assert_eq!(m.author.as_deref(), Some("bob"));
+    let again = s
+        .as_viewer(Some("alice"), |s| {
+            s.remember(RememberRequest {
+                content: "My locker code is kumquat-42".into(),
+                room: Some("private".into()),
+                kind: Some(Kind::Fact),
+                ..Default::default()
+            })
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        again.id, a,
+        "alice's own repeat still reinforces hers: {again:?}"
+    );
+}
