@@ -3,8 +3,9 @@
 //! author, and a missing, wrong or revoked token gets 401 and writes nothing. Runs on
 //! SQLite, and on PostgreSQL too when `ENGRAM_TEST_PG` names a test server.
 //!
-//! Not yet here (see the README's "For teams"): every tool of every profile one by one,
-//! and the MCP Python SDK; the store-level suite covers the rest of the reads.
+//! Then every tool of every profile, called by bob with arguments aimed at alice's private
+//! memory (its id, its words, the `private` room), and every GET of seed C's API and the
+//! UI's: no answer holds its words or its uid, and it is untouched afterwards.
 
 mod support;
 
@@ -59,8 +60,20 @@ fn serve(home: &Path, store: Option<&str>) -> Server {
     Server { child, addr }
 }
 
-/// One HTTP request; the status, the head and the body.
+/// One HTTP POST; the status, the head and the body.
 fn http(
+    addr: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &str,
+    body: &str,
+) -> (u16, String, String) {
+    http_method("POST", addr, path, token, headers, body)
+}
+
+/// One HTTP request; the status, the head and the body.
+fn http_method(
+    method: &str,
     addr: &str,
     path: &str,
     token: Option<&str>,
@@ -72,7 +85,7 @@ fn http(
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     write!(
         c,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -137,6 +150,24 @@ impl<'a> Session<'a> {
         (status, body)
     }
 
+    /// Every tool this session's server offers, with its input schema.
+    fn tools(&self) -> Vec<Value> {
+        let req = json!({"jsonrpc":"2.0","id":3,"method":"tools/list"});
+        let (status, body) = self.post(&req.to_string());
+        assert_eq!(status, 200, "{body}");
+        rpc_message(&body)["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools: {body}"))
+            .clone()
+    }
+
+    /// The whole reply of a tool call, as text (result or error).
+    fn call_raw(&self, tool: &str, args: Value) -> String {
+        let req = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":tool,"arguments":args}});
+        let (_, body) = self.post(&req.to_string());
+        body
+    }
+
     /// A tool's structured result (an error result too).
     fn call(&self, tool: &str, args: Value) -> Value {
         let req = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":tool,"arguments":args}});
@@ -193,7 +224,13 @@ fn private_stays_private(store: Option<&str>) {
         ("wrong", Some("engram_0000")),
         ("revoked", Some(carol.as_str())),
     ] {
-        for path in ["/mcp", "/v1/store", "/ui/api/memories"] {
+        for path in [
+            "/mcp",
+            "/v1/store",
+            "/observations",
+            "/ui/api/memories",
+            "/health",
+        ] {
             let (status, _, body) = http(&srv.addr, path, token, "", &store_body);
             assert_eq!(status, 401, "{who} token on {path}: {body}");
             let v: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
@@ -201,6 +238,13 @@ fn private_stays_private(store: Option<&str>) {
             assert!(!body.contains("alice") && !body.contains("bob"), "{body}");
         }
     }
+
+    let stats = engram(home, store, &["--json", "stats"]);
+    let v: Value = serde_json::from_str(&stats).unwrap_or_else(|e| panic!("{e}: {stats}"));
+    assert_eq!(
+        v["total_memories"], 0,
+        "a refused request writes nothing: {v}"
+    );
 
     let a = Session::open(&srv.addr, &alice);
     let b = Session::open(&srv.addr, &bob);
@@ -283,6 +327,206 @@ fn private_stays_private(store: Option<&str>) {
         still.contains("locker"),
         "alice's memory is untouched: {still}"
     );
+}
+
+/// Arguments for `tool` aimed at alice's private memory: every id-like argument names it,
+/// every query-like one asks for its words, every room-like one is `private`; the other
+/// required arguments get a harmless value of their type.
+fn probe_args(schema: &Value, private_id: i64, private_uid: &str) -> Value {
+    let mut args = serde_json::Map::new();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let Some(props) = schema["properties"].as_object() else {
+        return Value::Object(args);
+    };
+    for (name, p) in props {
+        let ty = p["type"].as_str().unwrap_or_else(|| {
+            p["type"]
+                .as_array()
+                .and_then(|t| t.iter().find_map(|x| x.as_str().filter(|x| *x != "null")))
+                .unwrap_or("string")
+        });
+        let n = name.to_ascii_lowercase();
+        let id_like = n == "id"
+            || n.ends_with("_id")
+            || n.ends_with("ids")
+            || n == "src"
+            || n == "dst"
+            || n == "uid";
+        let value = if id_like && n != "session_id" && n != "user_id" && n != "agent_id" {
+            match ty {
+                "array" => json!([private_id]),
+                "integer" | "number" => json!(private_id),
+                _ if n == "uid" => json!(private_uid),
+                _ => json!(private_id.to_string()),
+            }
+        } else if ["query", "q", "search", "keyword", "text"].contains(&n.as_str()) {
+            json!("kumquat locker")
+        } else if ["room", "project", "user_id", "scope"].contains(&n.as_str()) && ty == "string" {
+            json!("private")
+        } else if required.contains(&name.as_str()) {
+            match ty {
+                "integer" | "number" => json!(1),
+                "boolean" => json!(false),
+                "array" => json!([]),
+                "object" => json!({}),
+                _ => json!("probe from bob"),
+            }
+        } else {
+            continue;
+        };
+        args.insert(name.clone(), value);
+    }
+    Value::Object(args)
+}
+
+/// For every tool of every profile, bob's call aimed at alice's private memory answers
+/// nothing of it (not its words, not its uid), whatever the tool does; and afterwards
+/// alice's memory is exactly as it was. Then every GET of seed C's API and the UI's API.
+fn every_tool_keeps_it_private(store: Option<&str>) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let alice = token_of(&engram(home, store, &["team", "user", "add", "alice"]));
+    let bob = token_of(&engram(home, store, &["team", "user", "add", "bob"]));
+    let mut private = None;
+    for profile in [
+        "core",
+        "engineering",
+        "admin",
+        "compat-a",
+        "compat-b",
+        "compat-c",
+    ] {
+        let mut c = command(home);
+        if let Some(url) = store {
+            c.env("ENGRAM_STORE", url);
+        }
+        let child = c
+            .args(["serve", "--http", "127.0.0.1:0", "--tools", profile])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut srv = Server {
+            child,
+            addr: String::new(),
+        };
+        srv.addr = support::http_addr(&mut srv.child);
+        let a = Session::open(&srv.addr, &alice);
+        let (pid, puid) = private.clone().unwrap_or_else(|| {
+            let m = a.call("remember", json!({"content": "Alice's locker code is kumquat-42", "room": "private", "kind": "fact"}));
+            let id = m["id"].as_i64().unwrap_or_else(|| panic!("{m}"));
+            a.call("remember", json!({"content": "The team stores kumquat lockers in the hall", "room": "team", "kind": "fact"}));
+            let shown = engram(home, store, &["--json", "show", &id.to_string()]);
+            let v: Value = serde_json::from_str(&shown).unwrap_or_else(|e| panic!("{e}: {shown}"));
+            let uid = v["memory"]["uid"].as_str().or(v["uid"].as_str()).unwrap_or_else(|| panic!("{v}")).to_string();
+            (id, uid)
+        });
+        private = Some((pid, puid.clone()));
+        let b = Session::open(&srv.addr, &bob);
+        let tools = b.tools();
+        assert!(!tools.is_empty(), "{profile}");
+        // The probes reach the memory: alice's own reads (and recall, which only records
+        // hits) with them find it.
+        let reached: Vec<&str> = tools
+            .iter()
+            .filter(|t| {
+                let name = t["name"].as_str().unwrap();
+                t["annotations"]["readOnlyHint"] == json!(true)
+                    || name.contains("recall")
+                    || name.contains("search")
+            })
+            .filter(|t| {
+                let args = probe_args(&t["inputSchema"], pid, &puid);
+                a.call_raw(t["name"].as_str().unwrap(), args)
+                    .contains("kumquat-42")
+            })
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            !reached.is_empty(),
+            "{profile}: no read-only tool of alice's found her memory with the probes"
+        );
+        eprintln!(
+            "{profile}: alice's probes reach it through {reached:?}; bob calls {} tools",
+            tools.len()
+        );
+        for t in &tools {
+            let name = t["name"].as_str().unwrap();
+            let args = probe_args(&t["inputSchema"], pid, &puid);
+            let reply = b.call_raw(name, args.clone());
+            assert!(
+                !reply.contains("locker code")
+                    && !reply.contains("kumquat-42")
+                    && !reply.contains(&puid),
+                "{profile}/{name} {args} told bob of alice's private memory: {reply}"
+            );
+        }
+        if profile == "compat-c" {
+            // The GETs reach it for alice, so bob's answers below mean something.
+            for path in [
+                format!("/observations/{pid}"),
+                format!("/ui/api/memory/{pid}"),
+            ] {
+                let (status, _, body) = http_method("GET", &srv.addr, &path, Some(&alice), "", "");
+                assert!(
+                    status == 200 && body.contains("kumquat-42"),
+                    "alice GET {path}: {status} {body}"
+                );
+                let (status, _, _) = http_method("GET", &srv.addr, &path, Some(&bob), "", "");
+                assert_eq!(status, 404, "bob GET {path}: a private id is not found");
+            }
+            for path in [
+                "/ui/api/overview".to_string(),
+                "/ui/api/search?q=kumquat%20locker".into(),
+                "/ui/api/memories".into(),
+                "/ui/api/rooms".into(),
+                format!("/ui/api/memory/{pid}"),
+                format!("/ui/api/memory/{pid}/curve"),
+                "/ui/api/graph".into(),
+                "/ui/api/work".into(),
+                "/observations/recent".into(),
+                format!("/observations/{pid}"),
+                "/search?q=kumquat%20locker".into(),
+                format!("/timeline?observation_id={pid}"),
+                "/context".into(),
+                "/export".into(),
+                "/stats".into(),
+                "/conflicts".into(),
+                "/review".into(),
+            ] {
+                let (_, _, body) = http_method("GET", &srv.addr, &path, Some(&bob), "", "");
+                assert!(
+                    !body.contains("locker code") && !body.contains(&puid),
+                    "GET {path} told bob of alice's private memory: {body}"
+                );
+            }
+        }
+    }
+    // Nothing bob did touched it.
+    let (pid, _) = private.unwrap();
+    let shown = engram(home, store, &["--json", "show", &pid.to_string()]);
+    assert!(
+        shown.contains("kumquat-42") && shown.contains("\"active\""),
+        "{shown}"
+    );
+}
+
+#[test]
+fn every_tool_of_every_profile_keeps_a_private_memory_private_on_sqlite() {
+    every_tool_keeps_it_private(None);
+}
+
+#[test]
+fn every_tool_of_every_profile_keeps_a_private_memory_private_on_postgres() {
+    let Some(url) = fresh_pg_database("tools") else {
+        eprintln!("note: ENGRAM_TEST_PG is not set; skipping the PostgreSQL pass");
+        return;
+    };
+    every_tool_keeps_it_private(Some(&url));
 }
 
 #[test]
