@@ -542,3 +542,39 @@ fn a_private_memory_does_not_exist_for_another_user_on_postgres() {
     };
     private_stays_private(Some(&url));
 }
+
+/// The same through the official MCP Python SDK (`tests/e2e/team_rooms.py`), the users'
+/// tokens in its HTTP client: on SQLite, and on PostgreSQL with `ENGRAM_TEST_PG`.
+#[test]
+fn the_python_sdk_sees_the_same_privacy() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = std::env::var("ENGRAM_TEST_PYTHON").unwrap_or_else(|_| {
+        panic!(
+            "ENGRAM_TEST_PYTHON is not set: run the suite with scripts/test, which installs the MCP \
+             Python SDK into target/e2e-venv and points this variable at it"
+        )
+    });
+    let pg = fresh_pg_database("sdk");
+    for store in [None, pg.as_deref()] {
+        let mut c = std::process::Command::new(&python);
+        c.arg(root.join("tests/e2e/team_rooms.py"))
+            .arg(env!("CARGO_BIN_EXE_engram"))
+            .env_remove("ENGRAM_HOME")
+            .env_remove("ENGRAM_STORE");
+        if let Some(url) = store {
+            c.env("ENGRAM_STORE", url);
+        }
+        let out = c
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains(" passed, 0 failed"),
+            "team_rooms.py on {store:?}:\n{}\n{stdout}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if pg.is_none() {
+            break;
+        }
+    }
+}
