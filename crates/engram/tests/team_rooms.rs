@@ -310,6 +310,44 @@ fn private_stays_private(store: Option<&str>) {
         missing.replace("#999999", "#N"),
         "a private id reads exactly as a missing one"
     );
+    // The web UI signs in with a user's token too (its cookie), and lists as that user.
+    let cookie = |t: &str| {
+        let hex: String = t.bytes().map(|b| format!("{b:02x}")).collect();
+        format!("Cookie: engram_ui_token={hex}\r\n")
+    };
+    let (status, _, listed) = http_method(
+        "GET",
+        &srv.addr,
+        "/ui/api/memories",
+        None,
+        &cookie(&bob),
+        "",
+    );
+    assert_eq!(status, 200, "{listed}");
+    assert!(
+        listed.contains("Helm") && !listed.contains("locker"),
+        "{listed}"
+    );
+    let (status, _, listed) = http_method(
+        "GET",
+        &srv.addr,
+        "/ui/api/memories",
+        None,
+        &cookie(&alice),
+        "",
+    );
+    assert_eq!(status, 200, "{listed}");
+    assert!(listed.contains("locker"), "{listed}");
+    let (status, _, _) = http_method(
+        "GET",
+        &srv.addr,
+        "/ui/api/memories",
+        None,
+        &cookie(&carol),
+        "",
+    );
+    assert_eq!(status, 401, "a revoked token's cookie is refused");
+
     // Counts: bob's stats count only what he may see.
     let a_stats = a.call("stats", json!({})).to_string();
     let b_stats = b.call("stats", json!({})).to_string();
