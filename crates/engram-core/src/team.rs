@@ -18,7 +18,13 @@ pub const MAX_USER_NAME_CHARS: usize = 64;
 
 /// Whether a memory in `room` of `kind` is private to its author.
 pub fn is_private(room: &str, kind: Kind) -> bool {
-    room == PRIVATE_ROOM || room.starts_with("private/") || kind == Kind::Preference
+    is_private_room(room) || kind == Kind::Preference
+}
+
+/// Whether a room is private (`private`, `private/…`). Sessions and prompts record no
+/// user, so on a team server those of a private room are shown to no team user.
+pub fn is_private_room(room: &str) -> bool {
+    room == PRIVATE_ROOM || room.starts_with("private/")
 }
 
 /// Whether `viewer` (a user name; `None`: local use, which sees everything) may see `m`.

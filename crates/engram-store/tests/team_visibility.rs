@@ -287,3 +287,52 @@ fn a_write_by_bob_never_folds_into_alices_private_memory() {
         "alice's own repeat still reinforces hers: {again:?}"
     );
 }
+
+/// Sessions and prompts record no user: on a team server those of a private room are
+/// shown to no team user (the store itself still sees them), those of shared rooms to all.
+#[test]
+fn sessions_and_prompts_of_private_rooms_are_shown_to_no_team_user() {
+    let mut t = team();
+    let s = &mut t.store;
+    let origin = |room: &str| engram_store::Origin {
+        room: Some(room.into()),
+        ..Default::default()
+    };
+    s.as_viewer(Some("alice"), |s| {
+        s.session_start("s-private", &origin("private"), None)
+            .unwrap();
+        s.save_prompt("what is my kumquat locker code", None, &origin("private"))
+            .unwrap();
+        s.session_start("s-app", &origin("app"), None).unwrap();
+        s.save_prompt("how do we deploy kumquat builds", None, &origin("app"))
+            .unwrap();
+    })
+    .unwrap();
+    for user in ["alice", "bob"] {
+        s.as_viewer(Some(user), |s| {
+            let prompts = format!("{:?}", s.recent_prompts(None, 10).unwrap());
+            assert!(
+                prompts.contains("deploy") && !prompts.contains("locker"),
+                "{prompts}"
+            );
+            let sessions = format!("{:?}", s.recent_sessions(None, 10).unwrap());
+            assert!(
+                sessions.contains("s-app") && !sessions.contains("s-private"),
+                "{sessions}"
+            );
+            let rooms = s.rooms().unwrap();
+            assert!(
+                rooms
+                    .iter()
+                    .all(|r| r.name != "private" || (r.sessions == 0 && r.prompts == 0)),
+                "{rooms:?}"
+            );
+        })
+        .unwrap();
+    }
+    let all = format!("{:?}", s.recent_prompts(None, 10).unwrap());
+    assert!(
+        all.contains("locker"),
+        "the store itself sees every prompt: {all}"
+    );
+}

@@ -1,206 +1,16 @@
-//! Who sees what on a team server: the one place visibility is enforced.
-//!
-//! [`Visible`] wraps the store's backend and implements the whole storage interface
-//! ([`Reads`], [`Tx`], [`CandidateSource`], [`Backend`]) over it. With no viewer (local
-//! use, the server's own admin commands) every call passes straight through. With a
-//! [`Viewer`] (a team user's call, set by `Store::as_viewer` for exactly that call) every
-//! answer leaves out the memories the viewer may not see, as if they did not exist:
-//!
-//! * rows are checked with the core rule (`engram_core::team::visible_to`), and ids
-//!   against the viewer's hidden set (`Reads::private_of_others`, read once per call);
-//! * candidate searches get the hidden ids in their [`Filter`] (`Filter::hidden`), so the
-//!   backend's own query skips them and a top-`k` is still `k` visible memories; link walks,
-//!   coverage and cosines drop them;
-//! * limited lists ask the backend for `limit + hidden` rows and cut after filtering, so
-//!   a page is as full as it would be without the hidden rows;
-//! * counts (`live_count`, tallies, rooms, days) subtract the hidden rows they counted;
-//! * links, events, revisions, evidence and judgments of a hidden memory are empty, and a
-//!   link or judgment whose other end is hidden is left out;
-//! * writes stamp the viewer as the new memory's author, and a write aimed at a hidden
-//!   id fails as "not found", exactly like a missing one.
-//!
-//! Because every engine operation reaches storage only through `Store::reads`,
-//! `Store::write` and `Store::candidates`, and those three are this wrapper, no
-//! operation can forget the rule: a new `Reads` method does not compile until it is
-//! written here too.
+//! [`Reads`] through a viewer, written once by macro for the backend ([`Visible`]) and its
+//! write transactions ([`VisibleTx`]): a straight pass without a viewer, filtered with one
+//! (see the module above for what each kind of answer does).
 
-use super::candidates::{CandidateSource, Filter};
-use super::rows::*;
-use super::{Backend, Reads, Tx};
-use crate::{Error, Result};
+use super::tx::VisibleTx;
+use super::{Visible, fill, private_room, subtract};
+use crate::Result;
+use crate::storage::Reads;
+use crate::storage::rows::*;
 use engram_core::dynamics::Trace;
 use engram_core::memory::IdRef;
-use engram_core::scoring::{Candidates, Edge};
-use engram_core::text::QueryPlan;
-use engram_core::{LinkKind, Memory, MemoryId, Millis, Tier};
+use engram_core::{Memory, MemoryId, Millis, Tier};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
-
-/// A team user for the span of one call, with the memories they may not see.
-#[derive(Debug, Clone)]
-pub struct Viewer {
-    pub name: String,
-    /// Other users' private memories (and private ones without an author), by id.
-    hidden: HashMap<MemoryId, Memory>,
-}
-
-impl Viewer {
-    /// Reads `name`'s hidden set from the store as it is now.
-    pub fn load(r: &dyn Reads, name: &str) -> Result<Viewer> {
-        let hidden = r
-            .private_of_others(name)?
-            .into_iter()
-            .map(|m| (m.id, m))
-            .collect();
-        Ok(Viewer {
-            name: name.to_string(),
-            hidden,
-        })
-    }
-
-    fn sees(&self, m: &Memory) -> bool {
-        !self.hidden.contains_key(&m.id) && engram_core::team::visible_to(Some(&self.name), m)
-    }
-
-    fn sees_id(&self, id: MemoryId) -> bool {
-        !self.hidden.contains_key(&id)
-    }
-
-    fn hidden_ids(&self) -> Vec<MemoryId> {
-        let mut ids: Vec<MemoryId> = self.hidden.keys().copied().collect();
-        ids.sort_unstable();
-        ids
-    }
-
-    /// Hidden memories outside the trash.
-    fn live(&self) -> impl Iterator<Item = &Memory> {
-        self.hidden.values().filter(|m| m.tier != Tier::Trash)
-    }
-
-    /// How many more rows to ask for so that `limit` visible ones survive the filter.
-    fn widen(&self, limit: usize) -> usize {
-        limit.saturating_add(self.hidden.len())
-    }
-
-    fn filter_memories(&self, mut v: Vec<Memory>, limit: usize) -> Vec<Memory> {
-        v.retain(|m| self.sees(m));
-        v.truncate(limit);
-        v
-    }
-
-    fn filter(&self, f: &Filter) -> Filter {
-        let mut f = f.clone();
-        f.hidden.extend(self.hidden_ids());
-        f
-    }
-
-    fn link_ok(&self, l: &LinkView) -> bool {
-        self.sees_id(l.src) && self.sees_id(l.dst)
-    }
-
-    fn judgment_ok(&self, j: &Judgment) -> bool {
-        self.sees_id(j.src) && self.sees_id(j.dst)
-    }
-
-    fn row_ok(&self, row: &StoredRow) -> bool {
-        match row {
-            StoredRow::Memory { memory, .. } => self.sees(memory),
-            StoredRow::Revision { memory_id, .. }
-            | StoredRow::Evidence { memory_id, .. }
-            | StoredRow::Event { memory_id, .. } => self.sees_id(*memory_id),
-            StoredRow::Link(l) => self.sees_id(l.src) && self.sees_id(l.dst),
-            StoredRow::Judgment(j) => self.sees_id(j.src) && self.sees_id(j.dst),
-            StoredRow::Session(_) | StoredRow::Prompt(_) => true,
-        }
-    }
-
-    /// A write aimed at a hidden memory fails as a missing one would.
-    fn check_write(&self, id: MemoryId) -> Result<()> {
-        if self.sees_id(id) {
-            Ok(())
-        } else {
-            Err(Error::not_found("id", format!("#{id}")))
-        }
-    }
-}
-
-fn subtract(counts: &mut BTreeMap<String, u64>, key: &str, n: u64) {
-    if let Some(c) = counts.get_mut(key) {
-        *c = c.saturating_sub(n);
-        if *c == 0 {
-            counts.remove(key);
-        }
-    }
-}
-
-/// The storage the engine sees: the backend, filtered for the viewer when there is one.
-pub struct Visible {
-    inner: Box<dyn Backend>,
-    viewer: Option<Viewer>,
-}
-
-impl Visible {
-    pub fn new(inner: Box<dyn Backend>) -> Visible {
-        Visible {
-            inner,
-            viewer: None,
-        }
-    }
-
-    /// Sets (or with `None` clears) the viewer. Callers go through `Store::as_viewer`,
-    /// which clears it again whatever the call returned.
-    pub fn set_viewer(&mut self, viewer: Option<Viewer>) {
-        self.viewer = viewer;
-    }
-
-    pub fn viewer(&self) -> Option<&Viewer> {
-        self.viewer.as_ref()
-    }
-
-    /// The backend itself, unfiltered (loading a viewer's hidden set).
-    pub fn unfiltered(&self) -> &dyn Reads {
-        &*self.inner
-    }
-
-    fn parts(&self) -> (&dyn Reads, Option<&Viewer>) {
-        (&*self.inner, self.viewer.as_ref())
-    }
-
-    fn hidden_embedded(&self, v: &Viewer) -> u64 {
-        self.inner
-            .vectors(&v.hidden_ids())
-            .map(|m| m.len() as u64)
-            .unwrap_or(0)
-    }
-}
-
-/// A write transaction seen through a viewer.
-struct VisibleTx<'a> {
-    tx: &'a mut dyn Tx,
-    viewer: Option<&'a Viewer>,
-}
-
-impl VisibleTx<'_> {
-    fn parts(&self) -> (&dyn Reads, Option<&Viewer>) {
-        (&*self.tx, self.viewer)
-    }
-
-    fn hidden_embedded(&self, _v: &Viewer) -> u64 {
-        0
-    }
-
-    fn check(&self, id: MemoryId) -> Result<()> {
-        self.viewer.map_or(Ok(()), |v| v.check_write(id))
-    }
-
-    fn stamped(&self, m: &NewMemory) -> NewMemory {
-        let mut m = m.clone();
-        if m.author.is_none() {
-            m.author = self.viewer.map(|v| v.name.clone());
-        }
-        m
-    }
-}
 
 /// `Reads` for a type with `parts()` (the inner reads and the viewer): a straight pass
 /// without a viewer, filtered with one. Written once for the backend and its transactions.
@@ -584,6 +394,8 @@ macro_rules! visible_reads {
                 }
             }
 
+            // A session by id passes: its id is the client's own (it names the session it
+            // started, in any room); the lists below leave private rooms' sessions out.
             fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
                 self.parts().0.session(id)
             }
@@ -612,6 +424,10 @@ macro_rules! visible_reads {
                         let h = v.live().filter(|m| m.room == r.name).count() as u64;
                         r.memories = r.memories.saturating_sub(h);
                     }
+                    for r in rooms.iter_mut().filter(|r| private_room(&r.name)) {
+                        r.sessions = 0;
+                        r.prompts = 0;
+                    }
                     rooms.retain(|r| r.memories + r.sessions + r.prompts > 0);
                 }
                 Ok(rooms)
@@ -621,16 +437,39 @@ macro_rules! visible_reads {
                 room: Option<&str>,
                 limit: usize,
             ) -> Result<Vec<SessionInfo>> {
-                self.parts().0.recent_sessions(room, limit)
+                match self.parts() {
+                    (i, None) => i.recent_sessions(room, limit),
+                    (_, Some(_)) if room.is_some_and(private_room) => Ok(vec![]),
+                    (i, Some(_)) => fill(
+                        limit,
+                        |n| i.recent_sessions(room, n),
+                        |s| !private_room(&s.room),
+                    ),
+                }
             }
             fn sessions_by_start(&self, limit: usize) -> Result<Vec<SessionInfo>> {
-                self.parts().0.sessions_by_start(limit)
+                match self.parts() {
+                    (i, None) => i.sessions_by_start(limit),
+                    (i, Some(_)) => fill(
+                        limit,
+                        |n| i.sessions_by_start(n),
+                        |s| !private_room(&s.room),
+                    ),
+                }
             }
             fn all_sessions(&self) -> Result<Vec<SessionInfo>> {
-                self.parts().0.all_sessions()
+                let (i, v) = self.parts();
+                let mut all = i.all_sessions()?;
+                if v.is_some() {
+                    all.retain(|s| !private_room(&s.room));
+                }
+                Ok(all)
             }
             fn open_session_since(&self, room: &str) -> Result<Option<Millis>> {
-                self.parts().0.open_session_since(room)
+                match self.parts() {
+                    (_, Some(_)) if private_room(room) => Ok(None),
+                    (i, _) => i.open_session_since(room),
+                }
             }
             fn prompts(
                 &self,
@@ -638,10 +477,23 @@ macro_rules! visible_reads {
                 query: Option<&str>,
                 limit: usize,
             ) -> Result<Vec<PromptInfo>> {
-                self.parts().0.prompts(room, query, limit)
+                match self.parts() {
+                    (i, None) => i.prompts(room, query, limit),
+                    (_, Some(_)) if room.is_some_and(private_room) => Ok(vec![]),
+                    (i, Some(_)) => fill(
+                        limit,
+                        |n| i.prompts(room, query, n),
+                        |p| !private_room(&p.room),
+                    ),
+                }
             }
             fn all_prompts(&self) -> Result<Vec<PromptInfo>> {
-                self.parts().0.all_prompts()
+                let (i, v) = self.parts();
+                let mut all = i.all_prompts()?;
+                if v.is_some() {
+                    all.retain(|p| !private_room(&p.room));
+                }
+                Ok(all)
             }
 
             fn schema_version(&self) -> Result<i64> {
@@ -732,245 +584,3 @@ macro_rules! visible_reads {
 
 visible_reads!(Visible);
 visible_reads!(VisibleTx<'_>);
-
-impl Tx for VisibleTx<'_> {
-    fn insert_memory(&mut self, m: &NewMemory) -> Result<MemoryId> {
-        let m = self.stamped(m);
-        self.tx.insert_memory(&m)
-    }
-    fn patch_memory(&mut self, id: MemoryId, patch: &MemoryPatch) -> Result<bool> {
-        if self.viewer.is_some_and(|v| !v.sees_id(id)) {
-            return Ok(false);
-        }
-        self.tx.patch_memory(id, patch)
-    }
-    fn delete_memory(&mut self, id: MemoryId) -> Result<()> {
-        self.check(id)?;
-        self.tx.delete_memory(id)
-    }
-    fn index_text(
-        &mut self,
-        id: MemoryId,
-        title: Option<&str>,
-        content: &str,
-        tags: &[String],
-        context: Option<&str>,
-    ) -> Result<()> {
-        self.check(id)?;
-        self.tx.index_text(id, title, content, tags, context)
-    }
-    fn set_embedding(&mut self, id: MemoryId, vector: Option<(&str, &[f32])>) -> Result<()> {
-        self.check(id)?;
-        self.tx.set_embedding(id, vector)
-    }
-    fn append_event(&mut self, e: &NewEvent<'_>) -> Result<()> {
-        self.check(e.memory_id)?;
-        self.tx.append_event(e)
-    }
-    fn upsert_link(&mut self, l: &LinkWrite) -> Result<()> {
-        self.check(l.src)?;
-        self.check(l.dst)?;
-        self.tx.upsert_link(l)
-    }
-    fn add_revision(
-        &mut self,
-        m: &Memory,
-        reason: &str,
-        at: Millis,
-        session_id: Option<&str>,
-    ) -> Result<()> {
-        self.check(m.id)?;
-        self.tx.add_revision(m, reason, at, session_id)
-    }
-    fn add_evidence(&mut self, memory_id: MemoryId, e: &Evidence) -> Result<()> {
-        self.check(memory_id)?;
-        self.tx.add_evidence(memory_id, e)
-    }
-    fn pending_judgment(
-        &mut self,
-        src: MemoryId,
-        dst: MemoryId,
-        score: f64,
-        session_id: Option<&str>,
-        at: Millis,
-    ) -> Result<String> {
-        self.check(src)?;
-        self.check(dst)?;
-        self.tx.pending_judgment(src, dst, score, session_id, at)
-    }
-    fn record_verdict(&mut self, v: &Verdict, relation: &str, at: Millis) -> Result<bool> {
-        if self.viewer.is_some() && self.judgment(&v.judgment_id)?.is_none() {
-            return Ok(false);
-        }
-        self.tx.record_verdict(v, relation, at)
-    }
-    fn write_session(&mut self, w: &SessionWrite<'_>) -> Result<bool> {
-        self.tx.write_session(w)
-    }
-    fn add_prompt(
-        &mut self,
-        session_id: Option<&str>,
-        room: &str,
-        content: &str,
-        at: Millis,
-    ) -> Result<i64> {
-        self.tx.add_prompt(session_id, room, content, at)
-    }
-    fn delete_prompt(&mut self, id: i64) -> Result<bool> {
-        self.tx.delete_prompt(id)
-    }
-    fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
-        self.tx.set_meta(key, value)
-    }
-    fn move_room(&mut self, from: &str, to: &str) -> Result<u64> {
-        if self.viewer.is_some() {
-            // Moving a room moves every user's memories in it, private ones included:
-            // only the server's own admin (no viewer) may.
-            return Err(Error::Input(engram_core::InputError::new(
-                "room",
-                "merging rooms moves every user's memories: run it on the server (`engram` without a team token)",
-            )));
-        }
-        self.tx.move_room(from, to)
-    }
-    fn log_maintenance(
-        &mut self,
-        started: Millis,
-        finished: Millis,
-        dry_run: bool,
-        report: &str,
-    ) -> Result<()> {
-        self.tx.log_maintenance(started, finished, dry_run, report)
-    }
-    fn prune_changes(&mut self, all: bool) -> Result<()> {
-        self.tx.prune_changes(all)
-    }
-    fn insert_memory_with_id(&mut self, id: MemoryId, m: &NewMemory) -> Result<MemoryId> {
-        let m = self.stamped(m);
-        self.tx.insert_memory_with_id(id, &m)
-    }
-    fn insert_rows(&mut self, rows: &[StoredRow]) -> Result<Vec<bool>> {
-        if let Some(v) = self.viewer
-            && rows.iter().any(|r| !v.row_ok(r))
-        {
-            return Err(Error::not_found("id", "named by these rows"));
-        }
-        self.tx.insert_rows(rows)
-    }
-    fn delete_link(&mut self, src: MemoryId, dst: MemoryId, kind: LinkKind) -> Result<bool> {
-        self.check(src)?;
-        self.check(dst)?;
-        self.tx.delete_link(src, dst, kind)
-    }
-    fn write_vault_file(&mut self, w: &VaultFileWrite<'_>) -> Result<()> {
-        self.tx.write_vault_file(w)
-    }
-    fn add_team_user(&mut self, name: &str, token_hash: &str, at: Millis) -> Result<bool> {
-        self.tx.add_team_user(name, token_hash, at)
-    }
-    fn set_team_token(&mut self, name: &str, token_hash: Option<&str>, at: Millis) -> Result<bool> {
-        self.tx.set_team_token(name, token_hash, at)
-    }
-}
-
-impl CandidateSource for Visible {
-    fn lexical(
-        &self,
-        plan: &QueryPlan,
-        filter: &Filter,
-        k: usize,
-        extra_substrings: &[String],
-    ) -> Result<Candidates> {
-        match &self.viewer {
-            None => self.inner.lexical(plan, filter, k, extra_substrings),
-            Some(v) => self
-                .inner
-                .lexical(plan, &v.filter(filter), k, extra_substrings),
-        }
-    }
-    fn coverage(
-        &self,
-        plan: &QueryPlan,
-        ids: &[MemoryId],
-        partial: bool,
-    ) -> Result<HashMap<MemoryId, f64>> {
-        let mut c = self.inner.coverage(plan, ids, partial)?;
-        if let Some(v) = &self.viewer {
-            c.retain(|id, _| v.sees_id(*id));
-        }
-        Ok(c)
-    }
-    fn vector(&self, query: &[f32], filter: &Filter, k: usize) -> Result<Candidates> {
-        match &self.viewer {
-            None => self.inner.vector(query, filter, k),
-            Some(v) => self.inner.vector(query, &v.filter(filter), k),
-        }
-    }
-    fn cosines(&self, query: &[f32], ids: &[MemoryId]) -> Result<HashMap<MemoryId, f64>> {
-        let mut c = self.inner.cosines(query, ids)?;
-        if let Some(v) = &self.viewer {
-            c.retain(|id, _| v.sees_id(*id));
-        }
-        Ok(c)
-    }
-    fn vectors(&self, ids: &[MemoryId]) -> Result<HashMap<MemoryId, Vec<f32>>> {
-        let mut c = self.inner.vectors(ids)?;
-        if let Some(v) = &self.viewer {
-            c.retain(|id, _| v.sees_id(*id));
-        }
-        Ok(c)
-    }
-    fn links_around(&self, seeds: &[MemoryId], hops: usize, filter: &Filter) -> Result<Vec<Edge>> {
-        let Some(v) = &self.viewer else {
-            return CandidateSource::links_around(&*self.inner, seeds, hops, filter);
-        };
-        let seeds: Vec<MemoryId> = seeds.iter().copied().filter(|s| v.sees_id(*s)).collect();
-        let mut edges =
-            CandidateSource::links_around(&*self.inner, &seeds, hops, &v.filter(filter))?;
-        edges.retain(|e| v.sees_id(e.a) && v.sees_id(e.b));
-        Ok(edges)
-    }
-}
-
-impl Backend for Visible {
-    fn write(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
-        let viewer = self.viewer.as_ref();
-        self.inner.write(&mut |tx| {
-            let mut seen = VisibleTx { tx, viewer };
-            f(&mut seen)
-        })
-    }
-    fn set_durable(&mut self, durable: bool) -> Result<()> {
-        self.inner.set_durable(durable)
-    }
-    fn prepare_vectors(&mut self, model: Option<VectorModel<'_>>) -> Result<bool> {
-        self.inner.prepare_vectors(model)
-    }
-    fn forget_vectors(&mut self) {
-        self.inner.forget_vectors()
-    }
-    fn vector_search(&self, model: VectorModel<'_>) -> &'static str {
-        self.inner.vector_search(model)
-    }
-    fn vector_search_state(&self) -> Option<(usize, bool)> {
-        self.inner.vector_search_state()
-    }
-    fn copy_to(&self, target: &Path) -> Result<()> {
-        if self.viewer.is_some() {
-            return Err(Error::Input(engram_core::InputError::new(
-                "backup",
-                "a copy of the database holds every user's memories: back it up on the server",
-            )));
-        }
-        self.inner.copy_to(target)
-    }
-    fn health(&self) -> Result<Health> {
-        self.inner.health()
-    }
-    fn sqlite(&mut self) -> Option<&mut crate::sqlite::SqliteBackend> {
-        self.inner.sqlite()
-    }
-    fn sqlite_ref(&self) -> Option<&crate::sqlite::SqliteBackend> {
-        self.inner.sqlite_ref()
-    }
-}
