@@ -420,6 +420,49 @@ fn probe_args(schema: &Value, private_id: i64, private_uid: &str) -> Value {
     Value::Object(args)
 }
 
+/// Every GET of seed C's API and the UI's API, as bob, answers nothing of alice's private
+/// memory (two of them checked to reach it for alice first).
+fn http_gets_keep_it_private(addr: &str, alice: &str, bob: &str, pid: i64, puid: &str) {
+    // The GETs reach it for alice, so bob's answers below mean something.
+    for path in [
+        format!("/observations/{pid}"),
+        format!("/ui/api/memory/{pid}"),
+    ] {
+        let (status, _, body) = http_method("GET", addr, &path, Some(alice), "", "");
+        assert!(
+            status == 200 && body.contains("kumquat-42"),
+            "alice GET {path}: {status} {body}"
+        );
+        let (status, _, _) = http_method("GET", addr, &path, Some(bob), "", "");
+        assert_eq!(status, 404, "bob GET {path}: a private id is not found");
+    }
+    for path in [
+        "/ui/api/overview".to_string(),
+        "/ui/api/search?q=kumquat%20locker".into(),
+        "/ui/api/memories".into(),
+        "/ui/api/rooms".into(),
+        format!("/ui/api/memory/{pid}"),
+        format!("/ui/api/memory/{pid}/curve"),
+        "/ui/api/graph".into(),
+        "/ui/api/work".into(),
+        "/observations/recent".into(),
+        format!("/observations/{pid}"),
+        "/search?q=kumquat%20locker".into(),
+        format!("/timeline?observation_id={pid}"),
+        "/context".into(),
+        "/export".into(),
+        "/stats".into(),
+        "/conflicts".into(),
+        "/review".into(),
+    ] {
+        let (_, _, body) = http_method("GET", addr, &path, Some(bob), "", "");
+        assert!(
+            !body.contains("locker code") && !body.contains(puid),
+            "GET {path} told bob of alice's private memory: {body}"
+        );
+    }
+}
+
 /// For every tool of every profile, bob's call aimed at alice's private memory answers
 /// nothing of it (not its words, not its uid), whatever the tool does; and afterwards
 /// alice's memory is exactly as it was. Then every GET of seed C's API and the UI's API.
@@ -504,44 +547,7 @@ fn every_tool_keeps_it_private(store: Option<&str>) {
             );
         }
         if profile == "compat-c" {
-            // The GETs reach it for alice, so bob's answers below mean something.
-            for path in [
-                format!("/observations/{pid}"),
-                format!("/ui/api/memory/{pid}"),
-            ] {
-                let (status, _, body) = http_method("GET", &srv.addr, &path, Some(&alice), "", "");
-                assert!(
-                    status == 200 && body.contains("kumquat-42"),
-                    "alice GET {path}: {status} {body}"
-                );
-                let (status, _, _) = http_method("GET", &srv.addr, &path, Some(&bob), "", "");
-                assert_eq!(status, 404, "bob GET {path}: a private id is not found");
-            }
-            for path in [
-                "/ui/api/overview".to_string(),
-                "/ui/api/search?q=kumquat%20locker".into(),
-                "/ui/api/memories".into(),
-                "/ui/api/rooms".into(),
-                format!("/ui/api/memory/{pid}"),
-                format!("/ui/api/memory/{pid}/curve"),
-                "/ui/api/graph".into(),
-                "/ui/api/work".into(),
-                "/observations/recent".into(),
-                format!("/observations/{pid}"),
-                "/search?q=kumquat%20locker".into(),
-                format!("/timeline?observation_id={pid}"),
-                "/context".into(),
-                "/export".into(),
-                "/stats".into(),
-                "/conflicts".into(),
-                "/review".into(),
-            ] {
-                let (_, _, body) = http_method("GET", &srv.addr, &path, Some(&bob), "", "");
-                assert!(
-                    !body.contains("locker code") && !body.contains(&puid),
-                    "GET {path} told bob of alice's private memory: {body}"
-                );
-            }
+            http_gets_keep_it_private(&srv.addr, &alice, &bob, pid, &puid);
         }
     }
     // Nothing bob did touched it.
