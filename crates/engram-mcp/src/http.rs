@@ -122,6 +122,10 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 struct Auth {
     token: Option<Arc<String>>,
     shared: Arc<Shared>,
+    /// Set once the store is seen to be a team's: users are never deleted, so it stays one
+    /// and later requests skip the check. While unset, every request asks the store (a
+    /// user added by `engram team user add` while the server runs counts at once).
+    team: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The 401 every refused request gets: JSON naming only what to send, never a user.
@@ -164,13 +168,20 @@ fn presented_token(req: &Request) -> String {
 /// single-token check of one person's server. A refused request reaches no handler, so it
 /// touches nothing.
 async fn require_token(State(auth): State<Auth>, mut req: Request, next: Next) -> Response {
+    use std::sync::atomic::Ordering;
     let shared = auth.shared.clone();
-    let team =
+    let team = if auth.team.load(Ordering::Acquire) {
+        Some(true)
+    } else {
         tokio::task::spawn_blocking(move || shared.with_store(false, None, |s| s.team_mode()))
             .await
             .ok()
             .and_then(|r| r.ok())
-            .and_then(|r| r.ok());
+            .and_then(|r| r.ok())
+    };
+    if team == Some(true) {
+        auth.team.store(true, Ordering::Release);
+    }
     let Some(team) = team else {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -296,6 +307,7 @@ pub async fn serve_then(
             Auth {
                 token: token.map(Arc::new),
                 shared: shared.clone(),
+                team: Arc::new(std::sync::atomic::AtomicBool::new(team)),
             },
             require_token,
         ));

@@ -114,7 +114,9 @@ pub fn recall(r: &RecallResult, as_json: bool) {
             h.activation,
             m.importance,
             &time::format(m.created_at)[..10],
-            m.source
+            m.author
+                .as_ref()
+                .map_or(m.source.clone(), |a| format!("{a} via {}", m.source))
         );
         if let Some(p) = &h.path {
             extra.push_str(&format!(" · via {}", id_list(p)));
@@ -179,6 +181,9 @@ pub fn show(d: &MemoryDetail, history: bool, as_json: bool) {
             .map(|s| format!(" (session {s})"))
             .unwrap_or_default()
     );
+    if let Some(author) = &m.author {
+        println!("author:     {author}");
+    }
     let counts: Vec<String> = d
         .event_counts
         .iter()

@@ -622,3 +622,23 @@ fn the_python_sdk_sees_the_same_privacy() {
         }
     }
 }
+
+/// A store becomes a team's the moment its first user is added, even under a running
+/// server: requests without a token that passed before are refused from then on.
+#[test]
+fn the_first_user_turns_a_running_server_into_a_team_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let srv = serve(home, None);
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string();
+    let (status, _, body) = http(&srv.addr, "/mcp", None, "", &init);
+    assert_eq!(
+        status, 200,
+        "one person's loopback server needs no token: {body}"
+    );
+    let token = token_of(&engram(home, None, &["team", "user", "add", "alice"]));
+    let (status, _, body) = http(&srv.addr, "/mcp", None, "", &init);
+    assert_eq!(status, 401, "{body}");
+    let (status, _, body) = http(&srv.addr, "/mcp", Some(&token), "", &init);
+    assert_eq!(status, 200, "{body}");
+}
