@@ -208,6 +208,19 @@ fn another_users_private_memories_do_not_exist_for_bob() {
             stats.by_room
         );
         assert!(stats.links_by_kind.is_empty(), "{:?}", stats.links_by_kind);
+        let health = s.health().unwrap();
+        assert_eq!(
+            (health.memories, health.live_memories),
+            (1, 1),
+            "doctor's counts"
+        );
+        let days = s.activity(30).unwrap();
+        assert_eq!(days.iter().map(|d| d.created).sum::<u64>(), 1, "{days:?}");
+        let recalls: u64 = days.iter().map(|d| d.recalls).sum();
+        assert!(
+            recalls >= 1,
+            "bob's own recall of the shared memory counts: {days:?}"
+        );
         // Export.
         let mut out = Vec::new();
         s.export_jsonl(&mut out).unwrap();
@@ -226,6 +239,16 @@ fn another_users_private_memories_do_not_exist_for_bob() {
         );
     })
     .unwrap();
+
+    // The recall hits on alice's memories are not in bob's activity.
+    let hits = |s: &mut Store, user: Option<&str>| -> u64 {
+        s.as_viewer(user, |s| {
+            s.activity(30).unwrap().iter().map(|d| d.recalls).sum()
+        })
+        .unwrap()
+    };
+    let (bob_hits, all_hits) = (hits(s, Some("bob")), hits(s, None));
+    assert!(bob_hits < all_hits, "bob {bob_hits}, everyone {all_hits}");
 
     // Alice still sees all three, untouched; the store itself sees all.
     s.as_viewer(Some("alice"), |s| {

@@ -295,7 +295,18 @@ impl Backend for Visible {
         self.inner.copy_to(target)
     }
     fn health(&self) -> Result<Health> {
-        self.inner.health()
+        let mut h = self.inner.health()?;
+        if let Some(v) = &self.viewer {
+            // `doctor` for a team user: counts of what they may see (the checks themselves
+            // are the database's).
+            let live = v.live().count() as u64;
+            h.memories = h.memories.saturating_sub(v.hidden.len() as u64);
+            h.live_memories = h.live_memories.saturating_sub(live);
+            for n in [&mut h.fts_words, &mut h.fts_grams].into_iter().flatten() {
+                *n = n.saturating_sub(v.hidden.len() as u64);
+            }
+        }
+        Ok(h)
     }
     fn sqlite(&mut self) -> Option<&mut crate::sqlite::SqliteBackend> {
         self.inner.sqlite()

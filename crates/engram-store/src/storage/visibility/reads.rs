@@ -200,15 +200,30 @@ macro_rules! visible_reads {
             fn daily_counts(&self, what: Daily, since: Millis) -> Result<Vec<(i64, u64)>> {
                 let (i, v) = self.parts();
                 let mut days = i.daily_counts(what, since)?;
-                if let (Some(v), Daily::Created) = (v, what) {
-                    for m in v.live().filter(|m| m.created_at >= since) {
-                        let day = m.created_at.div_euclid(86_400_000);
-                        if let Some(d) = days.iter_mut().find(|d| d.0 == day) {
-                            d.1 = d.1.saturating_sub(1);
+                let Some(v) = v else { return Ok(days) };
+                // The moments the hidden memories added to the counted days.
+                let mut moments = Vec::new();
+                match what {
+                    Daily::Created => moments.extend(v.hidden.values().map(|m| m.created_at)),
+                    Daily::RecallHits => {
+                        for id in v.hidden.keys() {
+                            let events = i.recent_events(*id, usize::MAX >> 1)?;
+                            moments.extend(
+                                events
+                                    .iter()
+                                    .filter(|e| e.kind == "recall_hit")
+                                    .map(|e| e.at),
+                            );
                         }
                     }
-                    days.retain(|d| d.1 > 0);
                 }
+                for at in moments.into_iter().filter(|at| *at >= since) {
+                    let day = at / engram_core::DAY_MS;
+                    if let Some(d) = days.iter_mut().find(|d| d.0 == day) {
+                        d.1 = d.1.saturating_sub(1);
+                    }
+                }
+                days.retain(|d| d.1 > 0);
                 Ok(days)
             }
             fn tally(&self, t: Tally) -> Result<BTreeMap<String, u64>> {
