@@ -309,6 +309,39 @@ fn a_write_by_bob_never_folds_into_alices_private_memory() {
         again.id, a,
         "alice's own repeat still reinforces hers: {again:?}"
     );
+
+    // A changed value that would supersede hers (it does for alice herself, below) is a
+    // memory of bob's own, offered against nothing of hers.
+    let change = |s: &mut Store, user: &str, text: &str| {
+        s.as_viewer(Some(user), |s| {
+            s.remember(RememberRequest {
+                content: text.into(),
+                room: Some("private".into()),
+                kind: Some(Kind::Fact),
+                ..Default::default()
+            })
+        })
+        .unwrap()
+        .unwrap()
+    };
+    // (It supersedes bob's own earlier memory of the same words, #b, never alice's.)
+    let b2 = change(&mut s, "bob", "My locker code is now kumquat-43");
+    let told: serde_json::Value = serde_json::to_value(&b2).unwrap();
+    assert_eq!(told["touched"], serde_json::json!([b.id]), "{told}");
+    assert!(!told.to_string().contains(&format!("#{a}")), "{told}");
+    let alices = s.get(&IdRef::Id(a)).unwrap();
+    assert_eq!(
+        alices.tier,
+        engram_core::Tier::Active,
+        "bob superseded nothing of hers"
+    );
+    let a2 = change(&mut s, "alice", "My locker code is now kumquat-44");
+    let hers = serde_json::to_value(&a2).unwrap();
+    assert_eq!(
+        hers["touched"],
+        serde_json::json!([a]),
+        "alice's own change resolves against her memory, not bob's: {hers}"
+    );
 }
 
 /// Sessions and prompts record no user: on a team server those of a private room are
