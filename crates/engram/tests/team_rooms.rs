@@ -642,3 +642,29 @@ fn the_first_user_turns_a_running_server_into_a_team_server() {
     let (status, _, body) = http(&srv.addr, "/mcp", Some(&token), "", &init);
     assert_eq!(status, 200, "{body}");
 }
+
+/// A team store's users' tokens guard a bind beyond loopback as the single token would:
+/// the server starts without `ENGRAM_HTTP_TOKEN`, and refuses requests without a user's.
+#[test]
+fn a_team_server_may_bind_beyond_loopback_without_the_single_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let token = token_of(&engram(home, None, &["team", "user", "add", "alice"]));
+    let mut child = command(home)
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bound = support::http_addr(&mut child);
+    let srv = Server {
+        child,
+        addr: bound.replace("0.0.0.0", "127.0.0.1"),
+    };
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string();
+    let (status, _, body) = http(&srv.addr, "/mcp", None, "", &init);
+    assert_eq!(status, 401, "{body}");
+    let (status, _, body) = http(&srv.addr, "/mcp", Some(&token), "", &init);
+    assert_eq!(status, 200, "{body}");
+}
