@@ -213,6 +213,9 @@ CREATE TRIGGER links_change AFTER INSERT OR DELETE ON links
     // Owned by `team.rs`.
     r#"
 ALTER TABLE memories ADD COLUMN author TEXT;
+-- The private memories, for a team user's hidden set (`team.rs`), without a scan of all.
+CREATE INDEX memories_private ON memories (author)
+    WHERE (room = 'private' OR substr(room, 1, 8) = 'private/' OR kind = 'preference');
 CREATE TABLE team_users (
     name             TEXT PRIMARY KEY,
     token_hash       TEXT UNIQUE,

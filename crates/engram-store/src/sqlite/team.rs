@@ -9,7 +9,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// The memory rows `viewer` may not see: private by `engram_core::team::is_private` (the
 /// `private` room and its `private/…` sub-rooms, preferences) and written by someone else
 /// (or by no one: a local write). Kept in step with the core rule by
-/// `tests/team_visibility.rs`, on both backends.
+/// `tests/team_visibility.rs`, on both backends. Its first term is the partial index
+/// `memories_private`'s own condition, word for word, so the index is read, not every row.
 pub(crate) const PRIVATE_OF_OTHERS: &str =
     "(room = 'private' OR substr(room, 1, 8) = 'private/' OR kind = 'preference')
      AND (author IS NULL OR author <> ?1)";
