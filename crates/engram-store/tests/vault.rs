@@ -420,7 +420,9 @@ fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
             .any(|w| w.message.contains("symbolic link")),
         "{report:?}"
     );
-    // A new decision would be written through the link: refused, nothing lands outside.
+    // A new decision would be written through the link: refused, nothing lands outside,
+    // and the refusal of that one file does not stop the sync of the others (a fact
+    // written in the same batch gets its file).
     store
         .remember(RememberRequest {
             content: "We decided the cache lives in /var/cache/app.".into(),
@@ -429,9 +431,30 @@ fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
             ..Default::default()
         })
         .unwrap();
-    let err = store.sync_vault().unwrap_err().to_string();
-    assert!(err.contains("symbolic link"), "{err}");
+    let fact_id = remember(
+        &mut store,
+        RememberRequest {
+            content: "The cache server answers on port 6380.".into(),
+            kind: Some(Kind::Fact),
+            room: Some("app".into()),
+            ..Default::default()
+        },
+    );
+    let report = store.sync_vault().unwrap();
+    assert_eq!(report.skipped.len(), 1, "{report:?}");
+    let skipped = report.skipped[0].to_string();
+    assert!(
+        skipped.contains("symbolic link") && skipped.contains("decision"),
+        "the skipped file is named with why: {skipped}"
+    );
+    let fact = store.get(&IdRef::Id(fact_id)).unwrap();
+    assert!(
+        file_of(&root, &fact.uid).is_file(),
+        "the other memory's file was written"
+    );
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), n_facts);
+    // Nothing is pending afterwards: the next sync has nothing to do.
+    assert_eq!(store.sync_vault().unwrap(), Default::default());
 }
 
 /// A file deleted by hand is trashed by `engram reindex` only; the start-of-process check

@@ -54,8 +54,13 @@ pub fn startup(store: &mut Store) {
 
 /// Writes the files of what the last command changed.
 pub fn sync(store: &mut Store) {
-    if let Err(e) = store.sync_vault() {
-        eprintln!("warning: vault: {e}");
+    match store.sync_vault() {
+        Ok(report) => {
+            for w in &report.skipped {
+                eprintln!("warning: vault: {w}");
+            }
+        }
+        Err(e) => eprintln!("warning: vault: {e}"),
     }
 }
 

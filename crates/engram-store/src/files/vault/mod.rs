@@ -73,6 +73,11 @@ pub struct SyncReport {
     /// Files changed by hand that a database change overwrote; their text was kept as a
     /// revision (`vault_conflict`).
     pub conflicts: usize,
+    /// Files not written, each named with why (a symbolic link in its path, a write that
+    /// failed): one bad file never stops the sync of the others, and the next sync tries it
+    /// again only when its memory changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<VaultWarning>,
 }
 
 /// What a reindex did.
@@ -109,6 +114,25 @@ impl VaultStatus {
     pub fn is_clean(&self) -> bool {
         self.changed == 0 && self.gone == 0
     }
+}
+
+/// The files a sync skipped, named (the first five) with why, as one warning.
+fn skipped_message(report: &SyncReport) -> Option<String> {
+    let n = report.skipped.len();
+    let named: Vec<String> = report
+        .skipped
+        .iter()
+        .take(5)
+        .map(|w| w.to_string())
+        .collect();
+    (n > 0).then(|| match n {
+        1..=5 => format!("vault: {}", named.join("; ")),
+        _ => format!(
+            "vault: {}; and {} more not written",
+            named.join("; "),
+            n - 5
+        ),
+    })
 }
 
 impl Store {
@@ -158,16 +182,15 @@ impl Store {
             return Ok((None, None));
         };
         clean_stray_temporaries(&root);
+        let skipped = skipped_message(&self.sync_vault()?);
         if self.config.startup_index_check == IndexCheck::Off {
-            self.sync_vault()?;
-            return Ok((None, None));
+            return Ok((None, skipped));
         }
-        self.sync_vault()?;
         let st = self.vault_status()?;
         if st.is_clean() {
-            return Ok((None, None));
+            return Ok((None, skipped));
         }
-        match self.config.startup_index_check {
+        let (report, message) = match self.config.startup_index_check {
             IndexCheck::Auto => {
                 let report = self.reindex_vault_with(progress, false)?;
                 let message = (report.gone > 0).then(|| {
@@ -177,9 +200,9 @@ impl Store {
                         report.gone
                     )
                 });
-                Ok((Some(report), message))
+                (Some(report), message)
             }
-            _ => Ok((
+            _ => (
                 None,
                 Some(format!(
                     "{}: {} file(s) changed and {} gone outside engram; run `engram reindex` to read them",
@@ -187,8 +210,13 @@ impl Store {
                     st.changed,
                     st.gone
                 )),
-            )),
-        }
+            ),
+        };
+        let message = match (skipped, message) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        };
+        Ok((report, message))
     }
 
     /// Reads the vault back into the database: new files become memories (their uid is

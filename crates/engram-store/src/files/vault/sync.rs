@@ -56,16 +56,28 @@ pub(super) fn write_memory(
             report.conflicts += 1;
         }
     }
-    if let Some(link) = link_in_path(root, &rel) {
-        return Err(refuse_link(&link));
-    }
     let full = root.join(&rel);
+    // A file engram will not or cannot write is skipped, named, and the sync goes on.
+    let skip = |report: &mut SyncReport, e: Error| {
+        report.skipped.push(VaultWarning {
+            path: full.clone(),
+            line: 0,
+            message: format!("not written ({e}); memory {} stays in the database", m.uid),
+        });
+    };
+    if let Some(link) = link_in_path(root, &rel) {
+        skip(report, refuse_link(&link));
+        return Ok(());
+    }
     let unchanged = existing
         .iter()
         .any(|(p, h, ..)| *p == rel && *h == sha256_hex(text.as_bytes()))
         && full.is_file();
     if !unchanged {
-        write_file(&full, text.as_bytes())?;
+        if let Err(e) = write_file(&full, text.as_bytes()) {
+            skip(report, e);
+            return Ok(());
+        }
         report.written += 1;
     }
     record_file(tx, root, &rel, &m.uid, &sha256_hex(text.as_bytes()))?;
