@@ -242,7 +242,12 @@ impl Store {
             let w = self.config.recall_hit_weight;
             // Recall hits are bookkeeping, not something a client asked to keep: a power cut
             // may only forget the last hits.
-            let session = req.session_id.as_deref();
+            // Stored as every write stores a name (`redact_names`).
+            let session = req
+                .session_id
+                .as_deref()
+                .map(engram_core::redact::stored_name);
+            let session = session.as_deref();
             self.without_fsync(|s| s.log_hits(&hits, now, w, session))??;
         }
         Ok(RecallResult {
