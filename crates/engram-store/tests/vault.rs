@@ -494,3 +494,48 @@ fn stray_temporaries_are_cleaned_at_start() {
         "a hidden file that is not a temporary was removed"
     );
 }
+
+/// A large backlog (here an import of 1,500 memories) is written in bounded steps, each its
+/// own transaction that moves the cursor, so progress can be shown and an interrupted sync
+/// keeps what it wrote; the pending count goes to zero and stays there, also for the next
+/// process.
+#[test]
+fn a_large_backlog_is_written_in_steps_and_stays_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    store.sync_vault().unwrap();
+    assert_eq!(store.vault_pending().unwrap(), 0);
+    let mut lines = String::new();
+    for i in 0..1500 {
+        let line = serde_json::json!({
+            "type": "memory", "id": i + 1, "uid": format!("01JA{i:022}"),
+            "content": format!("Record {i}: host-{i} answers on port {}.", 8000 + i),
+            "kind": "fact", "importance": 0.5, "tags": [], "room": "app", "tier": "active",
+            "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+            "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+            "source": "import", "metadata": {},
+        });
+        lines.push_str(&format!("{line}\n"));
+    }
+    let batch = engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(lines)).unwrap();
+    store.import_batch(batch, &mut |_, _| {}).unwrap();
+    let pending = store.vault_pending().unwrap();
+    assert!(pending >= 1500, "{pending}");
+    let mut steps: Vec<(u64, u64)> = Vec::new();
+    let report = store
+        .sync_vault_with(&mut |d, t| steps.push((d, t)))
+        .unwrap();
+    assert_eq!(report.written, 1500, "{report:?}");
+    assert!(
+        steps.len() >= 2,
+        "one transaction per bounded step: {steps:?}"
+    );
+    assert!(steps.windows(2).all(|w| w[0].0 < w[1].0), "{steps:?}");
+    assert_eq!(steps.last(), Some(&(pending, pending)));
+    assert_eq!(store.vault_pending().unwrap(), 0);
+    drop(store);
+    let mut store = open(dir.path());
+    assert_eq!(store.vault_pending().unwrap(), 0, "stays written");
+    assert_eq!(store.sync_vault().unwrap(), Default::default());
+    assert_eq!(md_files(&dir.path().join("memories")).len(), 1500);
+}

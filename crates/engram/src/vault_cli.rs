@@ -32,6 +32,7 @@ fn tick(bar: &indicatif::ProgressBar) -> impl FnMut(u64, u64) + '_ {
 /// to stdout (the MCP server's stdout is JSON-RPC only). A vault problem never stops the
 /// command: the database is the store of record.
 pub fn startup(store: &mut Store) {
+    backlog_line(store);
     let bar = progress("reading the vault", false);
     match store.vault_startup(&mut tick(&bar)) {
         Ok((report, message)) => {
@@ -52,9 +53,30 @@ pub fn startup(store: &mut Store) {
     }
 }
 
+/// Changes pending at least this many are announced on stderr before they are written.
+const BACKLOG_LINE: u64 = 1000;
+
+/// Says on stderr (always, not only on a terminal) that a large backlog is being written,
+/// so a command that takes minutes after a big import is not silent.
+fn backlog_line(store: &Store) {
+    if let Ok(n) = store.vault_pending()
+        && n >= BACKLOG_LINE
+        && let Some(dir) = store.vault_dir()
+    {
+        eprintln!(
+            "vault: writing {n} pending change(s) into {}",
+            dir.display()
+        );
+    }
+}
+
 /// Writes the files of what the last command changed.
 pub fn sync(store: &mut Store) {
-    match store.sync_vault() {
+    backlog_line(store);
+    let bar = progress("writing the vault", false);
+    let synced = store.sync_vault_with(&mut tick(&bar));
+    bar.finish_and_clear();
+    match synced {
         Ok(report) => {
             for w in &report.skipped {
                 eprintln!("warning: vault: {w}");

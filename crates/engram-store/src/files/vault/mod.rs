@@ -116,6 +116,16 @@ impl VaultStatus {
     }
 }
 
+impl SyncReport {
+    /// Adds one step's counts and skipped files.
+    fn absorb(&mut self, step: SyncReport) {
+        self.written += step.written;
+        self.removed += step.removed;
+        self.conflicts += step.conflicts;
+        self.skipped.extend(step.skipped);
+    }
+}
+
 /// The files a sync skipped, named (the first five) with why, as one warning.
 fn skipped_message(report: &SyncReport) -> Option<String> {
     let n = report.skipped.len();
@@ -145,6 +155,22 @@ impl Store {
     /// Writes the files of every memory changed since the last sync (all of them the first
     /// time, or when the vault moved). Call after any write; cheap when nothing changed.
     pub fn sync_vault(&mut self) -> Result<SyncReport> {
+        self.sync_vault_with(&mut |_, _| {})
+    }
+
+    /// How many changes the vault has not written yet (0 when the vault is off).
+    pub fn vault_pending(&self) -> Result<u64> {
+        match self.vault_dir() {
+            Some(root) => pending_in(self.reads(), &root),
+            None => Ok(0),
+        }
+    }
+
+    /// [`Store::sync_vault`] in steps of one transaction each (`sync_step`), calling
+    /// `progress(done, total)` in change entries after each: a large backlog (after a big
+    /// import) is visible, and one interrupted keeps the steps it finished, so the next
+    /// process does not start it over.
+    pub fn sync_vault_with(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<SyncReport> {
         let Some(root) = self.vault_dir() else {
             return Ok(SyncReport::default());
         };
@@ -157,10 +183,20 @@ impl Store {
         }
         let now = self.now();
         crate::db::create_private_dir(&root)?;
-        // The files are written inside the transaction (the cursor moves with them). A
-        // backend that re-runs it writes the same files again: the folder ends as after
-        // one run, and the report is the committed run's.
-        self.write(|tx| sync_in(tx, &root, now))
+        let total = pending_in(self.reads(), &root)?;
+        let mut report = SyncReport::default();
+        loop {
+            // The files are written inside the transaction (the cursor moves with them). A
+            // backend that re-runs it writes the same files again: the folder ends as after
+            // one run, and the report is the committed run's.
+            let (step, drained) = self.write(|tx| sync_step(tx, &root, now))?;
+            report.absorb(step);
+            let left = pending_in(self.reads(), &root)?;
+            progress(total.saturating_sub(left), total);
+            if drained {
+                return Ok(report);
+            }
+        }
     }
 
     /// How the vault's files compare with what engram last wrote or read (no file is read).
@@ -182,7 +218,7 @@ impl Store {
             return Ok((None, None));
         };
         clean_stray_temporaries(&root);
-        let skipped = skipped_message(&self.sync_vault()?);
+        let skipped = skipped_message(&self.sync_vault_with(progress)?);
         if self.config.startup_index_check == IndexCheck::Off {
             return Ok((None, skipped));
         }
