@@ -192,9 +192,11 @@ fn import_and_hand_edited_vault_files_redact() {
     let mut store = open(dir.path());
     let line = serde_json::json!({
         "type": "memory", "id": 1, "uid": "01JA0000000000000000000000", "content": format!("token {TOKEN}"),
-        "title": format!("{TOKEN}"), "kind": "fact", "importance": 0.5, "tags": [], "room": "app",
+        "title": format!("{TOKEN}"), "kind": "fact", "importance": 0.5, "room": format!("app-{TOKEN}"),
         "tier": "active", "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
-        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false, "source": "import",
+        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+        "source": format!("import {TOKEN}"), "topic_key": format!("ci/{TOKEN}"),
+        "session_id": TOKEN, "tags": [TOKEN],
         "metadata": {"note": format!("password: {PASSWORD}")},
     });
     let batch =
