@@ -60,9 +60,9 @@ pub fn check_line(line: &[u8]) -> Result<(), Value> {
 }
 
 /// The checks HTTP's `json_rpc_errors` makes too, so both transports answer alike: a
-/// request before `initialize` is `-32600` naming the fix (rmcp would end the session), and
-/// `tools/call` arguments that are not an object are `-32602` naming `arguments` (rmcp
-/// would read the call as an unknown method). `initialized`: whether an `initialize`
+/// request before `initialize` is `-32600` naming the fix (rmcp alone answers `-32602`
+/// about a missing `_meta`), and `tools/call` arguments that are not an object are
+/// `-32602` naming `arguments` (rmcp alone reads the call as an unknown method, `-32601`). `initialized`: whether an `initialize`
 /// request went through already. Notifications and responses pass.
 pub fn check_session(line: &[u8], initialized: bool) -> Result<(), Value> {
     let Ok(v) = serde_json::from_slice::<Value>(line) else {

@@ -270,8 +270,8 @@ fn http_answers_json_rpc_errors_and_accepts_localhost_and_any_bearer_case() {
     assert_eq!(v["error"]["code"], -32602, "{v}");
 }
 
-/// stdio answers as HTTP does: a call before `initialize` is `-32600` (rmcp alone ended the
-/// session), `tools/call` arguments that are a string or an array are `-32602` naming
+/// stdio answers as HTTP does: a call before `initialize` is `-32600` (rmcp alone said
+/// `-32602` about a missing `_meta`), `tools/call` arguments that are a string or an array are `-32602` naming
 /// `arguments` (rmcp alone said `-32601` "tools/call"), and the session goes on.
 #[test]
 fn stdio_answers_the_json_rpc_codes_http_does() {
