@@ -455,6 +455,21 @@ fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), n_facts);
     // Nothing is pending afterwards: the next sync has nothing to do.
     assert_eq!(store.sync_vault().unwrap(), Default::default());
+    // The start-of-process check says which file it skipped.
+    store
+        .remember(RememberRequest {
+            content: "We decided the logs rotate daily.".into(),
+            kind: Some(Kind::Decision),
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let (_, msg) = store.vault_startup(&mut |_, _| {}).unwrap();
+    let msg = msg.unwrap_or_default();
+    assert!(
+        msg.contains("symbolic link") && msg.contains("not written"),
+        "{msg}"
+    );
 }
 
 /// A file deleted by hand is trashed by `engram reindex` only; the start-of-process check
