@@ -24,6 +24,7 @@ pub mod plan;
 pub mod ranking;
 pub mod recall_plan;
 pub mod redact;
+pub mod relevance;
 pub mod resolve;
 pub mod room;
 pub mod scoring;

@@ -6,6 +6,7 @@
 
 use crate::embed::Calibration;
 use crate::recall_plan::Via;
+use crate::relevance;
 use crate::scoring::{self, Reached};
 use crate::{Config, MemoryId};
 use std::collections::{HashMap, HashSet};
@@ -54,6 +55,8 @@ pub struct RankedHit {
     pub id: MemoryId,
     pub score: f64,
     pub relevance: f64,
+    /// Relevance on the absolute scale (`relevance::absolute`), apart from the candidates.
+    pub absolute: f64,
     pub activation: f64,
     pub coverage: f64,
     pub cosine: Option<f64>,
@@ -143,7 +146,7 @@ pub fn fuse(cfg: &Config, s: &Sources<'_>) -> Vec<Scored> {
                         (r(rrf_rank(s.lexical, *id)) + r(rrf_rank(s.vector, *id))) * (k + 1.0) / 2.0
                     }
                 };
-                (rel, cov.max(calibrated))
+                (rel, relevance::absolute(cov, Some(c), Some(cal)))
             }
             _ => (lexical, cov),
         };
@@ -222,6 +225,7 @@ pub fn rank_direct(
             id: c.id,
             score: scoring::final_score(&w, c.relevance, st.activation, st.importance),
             relevance: c.relevance,
+            absolute: c.absolute,
             activation: st.activation,
             coverage: c.coverage,
             cosine: c.cosine,
@@ -262,13 +266,15 @@ pub fn newly_reached(ranked: &Ranked, reached: &HashMap<MemoryId, Reached>) -> V
 }
 
 /// Adds the associations spreading reached (those with a standing: loaded and allowed)
-/// to the direct hits, scored by the activation that reached them, and re-orders.
+/// to the direct hits, scored by the activation that reached them, and re-orders. Their
+/// absolute relevance is their own calibrated cosine (they share no word by design).
 pub fn add_associative(
     cfg: &Config,
     ranked: &mut Ranked,
     reached: &HashMap<MemoryId, Reached>,
     standings: &HashMap<MemoryId, Standing<'_>>,
     cosines: &HashMap<MemoryId, f64>,
+    calibration: Option<Calibration>,
 ) {
     let w = cfg.weights();
     let mut ids: Vec<&MemoryId> = standings.keys().collect();
@@ -281,6 +287,7 @@ pub fn add_associative(
             id: *id,
             score: scoring::final_score(&w, r.score, st.activation, st.importance),
             relevance: r.score,
+            absolute: relevance::absolute(0.0, cosines.get(id).copied(), calibration),
             activation: st.activation,
             coverage: 0.0,
             cosine: cosines.get(id).copied(),
@@ -332,13 +339,16 @@ pub fn rank_exhaustive(
         let Some(st) = standings.get(id) else {
             continue;
         };
+        let cov = coverage.get(id).copied().unwrap_or(0.0);
+        let cosine = cosines.get(id).copied();
         hits.push(RankedHit {
             id: *id,
             score: *rel,
             relevance: *rel,
+            absolute: relevance::absolute(cov, cosine, calibration),
             activation: st.activation,
-            coverage: coverage.get(id).copied().unwrap_or(0.0),
-            cosine: cosines.get(id).copied(),
+            coverage: cov,
+            cosine,
             via: Via::Exhaustive,
             path: None,
         });
@@ -349,13 +359,7 @@ pub fn rank_exhaustive(
             .then(b.activation.total_cmp(&a.activation))
             .then(a.id.cmp(&b.id))
     });
-    let best = hits
-        .iter()
-        .map(|h| match (h.cosine, calibration) {
-            (Some(c), Some(cal)) => h.coverage.max(cal.scale(c as f32)),
-            _ => h.coverage,
-        })
-        .fold(0.0, f64::max);
+    let best = hits.iter().map(|h| h.absolute).fold(0.0, f64::max);
     Ranked {
         candidates: hits.len(),
         hits,

@@ -179,6 +179,7 @@ fn associations_join_below_their_seeds() {
             id: 1,
             score: 0.8,
             relevance: 1.0,
+            absolute: 1.0,
             activation: 0.5,
             coverage: 1.0,
             cosine: None,
@@ -199,7 +200,7 @@ fn associations_join_below_their_seeds() {
     assert_eq!(newly_reached(&ranked, &reached), vec![2]);
     let standings: HashMap<MemoryId, Standing<'_>> = [(2, standing(0.1, 0.5, None))].into();
     let cosines: HashMap<MemoryId, f64> = [(2, 0.3)].into();
-    add_associative(&cfg, &mut ranked, &reached, &standings, &cosines);
+    add_associative(&cfg, &mut ranked, &reached, &standings, &cosines, None);
     assert_eq!(ranked.hits.len(), 2);
     let a = &ranked.hits[1];
     assert_eq!(

@@ -484,6 +484,47 @@ pub fn redact_opt(text: &mut Option<String>) -> Vec<Redaction> {
     text.as_mut().map(redact_in_place).unwrap_or_default()
 }
 
+/// Redacts the name-like fields of a write (topic key, session id, source or client name,
+/// tags, room) with the same rules as its text, before any of them is normalised:
+/// lower-casing or slugging first would hide a secret's shape from the rules.
+/// See [`stored_name`] for the form a redacted name takes.
+pub fn redact_names<'a>(names: impl IntoIterator<Item = &'a mut String>) -> Vec<Redaction> {
+    let mut fired = Vec::new();
+    for name in names {
+        let (clean, more) = redact_name(name);
+        if !more.is_empty() {
+            *name = clean;
+            merge(&mut fired, more);
+        }
+    }
+    fired
+}
+
+/// The form a name is stored under (see [`redact_names`]), for a lookup by a name the
+/// caller gives as it gave it to the write. A redacted name ends in `#` and 8 hex digits
+/// of a hash of the name as given, so two session ids (or rooms) that differ only in their
+/// secret part stay two sessions (the hash is 32 bits of FNV-1a: it tells names apart and
+/// gives nothing back of a secret that is not already guessed).
+pub fn stored_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let (clean, fired) = redact_name(name);
+    if fired.is_empty() {
+        std::borrow::Cow::Borrowed(name)
+    } else {
+        std::borrow::Cow::Owned(clean)
+    }
+}
+
+fn redact_name(name: &str) -> (String, Vec<Redaction>) {
+    let (clean, fired) = redact(name);
+    if fired.is_empty() {
+        return (clean, fired);
+    }
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    (format!("{clean}#{:08x}", hash as u32), fired)
+}
+
 /// Adds `more` to `into`, summing counts of the same rule.
 pub fn merge(into: &mut Vec<Redaction>, more: Vec<Redaction>) {
     for r in more {
@@ -497,6 +538,26 @@ pub fn merge(into: &mut Vec<Redaction>, more: Vec<Redaction>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_redacted_apart_and_found_as_given() {
+        let a = "Kq8vN2xR7pL4mZ9tW3yB6cF1hJ5dG0sA";
+        let b = "Zq8vN2xR7pL4mZ9tW3yB6cF1hJ5dG0sB";
+        let (sa, sb) = (stored_name(a), stored_name(b));
+        assert!(sa.starts_with("[REDACTED]#") && !sa.contains(a), "{sa}");
+        assert_ne!(sa, sb, "two secret session ids stay two sessions");
+        assert_eq!(stored_name(a), sa, "the same name is stored the same way");
+        let mut names = [
+            a.to_string(),
+            "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b".to_string(),
+        ];
+        let fired = redact_names(names.iter_mut());
+        assert_eq!((names[0].as_str(), fired.len()), (&*sa, 1));
+        assert_eq!(
+            names[1], "3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b",
+            "a UUID is no secret"
+        );
+    }
 
     #[test]
     fn metadata_values_are_judged_with_their_keys() {

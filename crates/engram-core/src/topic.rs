@@ -107,7 +107,13 @@ pub fn normalize_topic_key(key: &str) -> String {
 }
 
 /// C's `SuggestTopicKey`: `family/segment` from the type, title and content.
+/// Secrets in the title or content are redacted first, so the key never echoes one.
 pub fn suggest_topic_key(kind: &str, title: &str, content: &str) -> String {
+    let (title, content) = (
+        crate::redact::redact(title).0,
+        crate::redact::redact(content).0,
+    );
+    let (title, content) = (title.as_str(), content.as_str());
     let fam = family(kind, &format!("{title} {content}"));
     let mut seg = segment(title);
     if seg.is_empty() {

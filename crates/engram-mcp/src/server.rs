@@ -257,8 +257,8 @@ impl Shared {
         }
         let store = guard.as_mut().expect("opened above");
         let out = store.as_viewer(user, f)?;
-        if write && let Err(e) = store.sync_vault() {
-            tracing::warn!("vault: {e}");
+        if write {
+            sync_vault(store);
         }
         Ok(out)
     }
@@ -311,8 +311,8 @@ impl Shared {
             })
             .map_err(store_error)
             .and_then(|r| r);
-        if !read_only && let Err(e) = store.sync_vault() {
-            tracing::warn!("vault: {e}");
+        if !read_only {
+            sync_vault(store);
         }
         result
     }
@@ -393,10 +393,8 @@ impl Shared {
             .map_err(store_error)
             .and_then(|r| r);
         // Every change lands in the Markdown vault (a no-op when nothing changed).
-        if !spec.hints.read_only
-            && let Err(e) = store.sync_vault()
-        {
-            tracing::warn!("vault: {e}");
+        if !spec.hints.read_only {
+            sync_vault(store);
         }
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         tracing::debug!(tool = name, ms, ok = result.is_ok(), "tool call");
@@ -533,5 +531,18 @@ impl ServerHandler for EngramServer {
         .await
         .unwrap_or_else(|e| error_result(None, format!("the tool call failed: {e}")));
         Ok(result.into())
+    }
+}
+
+/// Writes what a call changed into the vault; a failure, or a file skipped (named), is a
+/// warning in the log, never a failed call: the database is the store of record.
+fn sync_vault(store: &mut engram_store::Store) {
+    match store.sync_vault() {
+        Ok(report) => {
+            for w in &report.skipped {
+                tracing::warn!("vault: {w}");
+            }
+        }
+        Err(e) => tracing::warn!("vault: {e}"),
     }
 }

@@ -59,6 +59,38 @@ pub fn check_line(line: &[u8]) -> Result<(), Value> {
     Ok(())
 }
 
+/// The checks HTTP's `json_rpc_errors` makes too, so both transports answer alike: a
+/// request before `initialize` is `-32600` naming the fix (rmcp alone answers `-32602`
+/// about a missing `_meta`), and `tools/call` arguments that are not an object are
+/// `-32602` naming `arguments` (rmcp alone reads the call as an unknown method, `-32601`). `initialized`: whether an `initialize`
+/// request went through already. Notifications and responses pass.
+pub fn check_session(line: &[u8], initialized: bool) -> Result<(), Value> {
+    let Ok(v) = serde_json::from_slice::<Value>(line) else {
+        return Ok(());
+    };
+    let (Some(method), Some(id)) = (v.get("method").and_then(Value::as_str), v.get("id")) else {
+        return Ok(());
+    };
+    let reply = |code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    if !initialized && method != "initialize" {
+        return Err(reply(
+            -32600,
+            format!("Invalid Request: `{method}` before `initialize`; send `initialize` first"),
+        ));
+    }
+    if method == "tools/call"
+        && let Some(args) = v.get("params").and_then(|p| p.get("arguments"))
+        && !args.is_object()
+        && !args.is_null()
+    {
+        return Err(reply(
+            -32602,
+            "Invalid params: `arguments` must be a JSON object".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks that a line [`check_line`] accepted is a message rmcp can decode. rmcp's stdio
 /// codec treats a message it cannot decode (a known method with `params` of the wrong
 /// shape, e.g. `"params": "x"` for `tools/call`) as a stream error, so the client never
@@ -80,6 +112,12 @@ pub fn check_decodable(line: &[u8]) -> Result<(), Option<Value>> {
     }
 }
 
+/// Whether a line (already checked) is the `initialize` request.
+fn is_initialize(line: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(line)
+        .is_ok_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"))
+}
+
 /// Serves one client on stdin/stdout until stdin closes.
 pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
     // rmcp reads from `server_in` and writes to `server_out`; we sit between them and the
@@ -91,6 +129,7 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
     let reader = tokio::spawn(async move {
         let mut stdin = BufReader::new(tokio::io::stdin());
         let mut buf = Vec::new();
+        let mut initialized = false;
         loop {
             buf.clear();
             // Read one line, but never more than the limit into memory.
@@ -122,10 +161,12 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
                 continue;
             }
             match check_line(if oversized { &buf } else { line })
+                .and_then(|()| check_session(line, initialized))
                 .map_err(Some)
                 .and_then(|()| check_decodable(line))
             {
                 Ok(()) => {
+                    initialized = initialized || is_initialize(line);
                     to_server.write_all(line).await?;
                     to_server.write_all(b"\n").await?;
                 }
@@ -210,6 +251,40 @@ mod tests {
             check_line(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#).unwrap_err()["error"]["code"],
             -32600
         );
+    }
+
+    #[test]
+    fn session_checks_match_http() {
+        let list = br#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
+        let e = check_session(list, false).unwrap_err();
+        assert_eq!(
+            (e["id"].as_i64(), e["error"]["code"].as_i64()),
+            (Some(3), Some(-32600))
+        );
+        assert!(check_session(list, true).is_ok());
+        let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        assert!(check_session(init, false).is_ok() && is_initialize(init));
+        // A notification is never answered, before `initialize` or after.
+        assert!(
+            check_session(
+                br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                false
+            )
+            .is_ok()
+        );
+        for args in [r#""remember""#, "[1]", "7"] {
+            let call = format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"recall","arguments":{args}}}}}"#
+            );
+            let e = check_session(call.as_bytes(), true).unwrap_err();
+            assert_eq!(e["error"]["code"], -32602, "{args}");
+            assert!(
+                e["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("`arguments`")
+            );
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub use crate::ops::{
 };
 // Reads.
 pub use crate::ops::{MemoryDetail, Stats};
-pub use crate::recall::{Hit, Mode, RecallRequest, RecallResult, Via};
+pub use crate::recall::{Hit, Match, Mode, RecallRequest, RecallResult, Via};
 // The engineering hub, sessions and the `context` briefing.
 pub use crate::hub::{
     BriefItem, Briefing, ContextRequest, EngineeringStats, FailureRequest, FeatureState,

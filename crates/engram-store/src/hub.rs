@@ -309,6 +309,7 @@ impl Store {
         let out =
             self.remember_for_task(text, Kind::Handoff, 0.9, meta, &req.origin, req.task_id)?;
         if let Some(sid) = &req.origin.session_id {
+            let sid = &*engram_core::redact::stored_name(sid);
             let now = self.now();
             let summary = engram_core::redact::redact(&req.summary).0;
             self.write(|tx| {

@@ -48,7 +48,7 @@ pub use ops::{
     CorrectOutcome, LinkOutcome, MemoryDetail, MemoryUpdate, PurgeOutcome, ReinforceOutcome,
     RememberAction, RememberOutcome, RememberRequest, Stats, TierChange,
 };
-pub use recall::{Hit, Mode, RecallRequest, RecallResult, Via};
+pub use recall::{Hit, Match, Mode, RecallRequest, RecallResult, Via};
 pub use sqlite::SqliteBackend;
 pub use store::{Clock, Store, system_clock};
 pub use transfer::{Batch, ExportReport, ImportReport};

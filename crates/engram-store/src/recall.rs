@@ -25,6 +25,8 @@ use engram_core::embed::Calibration;
 use engram_core::limits;
 use engram_core::ranking::{self, Ranked, RankedHit, Sources, Standing};
 use engram_core::recall_plan::{self, Next, Outcome, Pass, Scope};
+use engram_core::relevance;
+pub use engram_core::relevance::Match;
 use engram_core::scoring;
 use engram_core::text::QueryPlan;
 use engram_core::{EventKind, InputError, Kind, Memory, MemoryId, Tier};
@@ -88,6 +90,9 @@ pub struct Hit {
     pub score: f64,
     /// Relevance to the query as it entered the score (normalised over the candidates).
     pub relevance: f64,
+    /// Relevance on the absolute scale (`engram_core::relevance`): the larger of coverage
+    /// and the calibrated cosine, whatever else was among the candidates.
+    pub absolute: f64,
     /// Activation now, under the configured dynamics.
     pub activation: f64,
     /// Share of the query's terms the memory holds (0 for memories reached over links).
@@ -109,6 +114,10 @@ pub struct Hit {
 #[derive(Debug, Clone, Serialize)]
 pub struct RecallResult {
     pub hits: Vec<Hit>,
+    /// How well the best hit matched on the absolute scale: `good`, `weak` or `none`
+    /// (`engram_core::relevance::verdict`), so "nothing matched well" can be said.
+    #[serde(rename = "match")]
+    pub matched: Match,
     /// The mode that produced the hits.
     pub mode: Mode,
     pub requested_mode: Mode,
@@ -140,6 +149,7 @@ impl Hit {
             memory,
             score: h.score,
             relevance: h.relevance,
+            absolute: h.absolute,
             activation: h.activation,
             coverage: h.coverage,
             cosine: h.cosine,
@@ -225,16 +235,24 @@ impl Store {
             }
         }
         let hits = successors_first(hits);
+        let best = hits.iter().map(|h| h.absolute).reduce(f64::max);
+        let matched = relevance::verdict(best, qvec.is_some());
         if req.record_hits && !hits.is_empty() {
             let now = self.now();
             let w = self.config.recall_hit_weight;
             // Recall hits are bookkeeping, not something a client asked to keep: a power cut
             // may only forget the last hits.
-            let session = req.session_id.as_deref();
+            // Stored as every write stores a name (`redact_names`).
+            let session = req
+                .session_id
+                .as_deref()
+                .map(engram_core::redact::stored_name);
+            let session = session.as_deref();
             self.without_fsync(|s| s.log_hits(&hits, now, w, session))??;
         }
         Ok(RecallResult {
             hits,
+            matched,
             mode,
             requested_mode: req.mode,
             auto_deepened: mode != req.mode,
@@ -360,7 +378,15 @@ impl Store {
             Some(q) => src.cosines(q, &ids)?,
             None => HashMap::new(),
         };
-        ranking::add_associative(&self.config, &mut g.ranked, &reached, &standings, &cosines);
+        let cal = self.calibration();
+        ranking::add_associative(
+            &self.config,
+            &mut g.ranked,
+            &reached,
+            &standings,
+            &cosines,
+            cal,
+        );
         drop(standings);
         g.memories.extend(found);
         Ok(())

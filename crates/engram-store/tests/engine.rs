@@ -1324,3 +1324,42 @@ fn session_outcome_moves_the_importance_of_what_the_session_recalled() {
     assert!(lesson.content.starts_with("Session failure lesson (s3)"));
     assert_eq!(lesson.kind, Kind::Failure);
 }
+
+/// Relevance on the absolute scale: the best hit of a query the store knows nothing about
+/// is still the best of its candidates (normalised relevance near 1), but its absolute
+/// relevance is low and the result says `match: none`; a query the store answers is
+/// `good`; the order of hits is the ranking's, untouched.
+#[test]
+fn a_result_says_when_nothing_matched_well() {
+    let mut f = Fixture::plain();
+    f.remember(
+        "We deploy the billing service on Fridays after the review.",
+        "app",
+    );
+    f.remember("The staging database is reset every Monday night.", "app");
+    f.remember(
+        "Alice owns the deploy scripts for the search cluster.",
+        "app",
+    );
+    let good = f.recall("when do we deploy the billing service", "app", Mode::Fast);
+    assert_eq!(good.matched, engram_store::Match::Good, "{good:?}");
+    // One word of four in passing: a hit, ranked first of its candidates, no good match.
+    let stray = f.recall(
+        "holiday photos from the deploy party in Lisbon",
+        "app",
+        Mode::Fast,
+    );
+    assert!(!stray.hits.is_empty(), "a lexical hit on `deploy`");
+    let best = &stray.hits[0];
+    assert!(best.absolute < 0.34, "{best:?}");
+    assert_eq!(stray.matched, engram_store::Match::None, "{stray:?}");
+    let json = serde_json::to_value(&stray).unwrap();
+    assert_eq!(json["match"], "none");
+    assert!(json["hits"][0]["absolute"].is_number());
+    let nothing = f.recall("kangaroo", "app", Mode::Fast);
+    assert!(nothing.hits.is_empty());
+    assert_eq!(nothing.matched, engram_store::Match::None);
+    // Half the query's words: weak.
+    let half = f.recall("staging database password rotation", "app", Mode::Fast);
+    assert_eq!(half.matched, engram_store::Match::Weak, "{half:?}");
+}

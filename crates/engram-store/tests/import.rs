@@ -468,3 +468,87 @@ fn an_endless_line_is_refused_at_the_line_limit() {
         assert!(err.contains("bytes per line"), "{err}");
     }
 }
+
+/// The streamed import (`import_jsonl`, what `engram import` runs for engram's format)
+/// reads a chunk of memories at a time: an export of 2,500 memories (three chunks) with
+/// events, revisions and links that span chunks comes back equal line for line, a link
+/// written before its memories is stored at the end, and importing again adds nothing.
+#[test]
+fn a_streamed_import_of_many_chunks_is_equal_and_adds_nothing_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let mut lines = String::new();
+    for i in 0..2500 {
+        let line = serde_json::json!({
+            "type": "memory", "id": i + 1, "uid": format!("01JA{i:022}"),
+            "content": format!("Record {i}: host-{i} answers on port {}.", 8000 + i),
+            "kind": "fact", "importance": 0.5, "tags": [], "room": "app", "tier": "active",
+            "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+            "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+            "source": "import", "metadata": {},
+        });
+        lines.push_str(&format!("{line}\n"));
+    }
+    let batch = engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(lines)).unwrap();
+    store.import_batch(batch, &mut |_, _| {}).unwrap();
+    for (a, b) in [(1, 2400), (1200, 3), (2500, 1001)] {
+        store
+            .link(&IdRef::Id(a), &IdRef::Id(b), LinkKind::Related, None)
+            .unwrap();
+    }
+    store
+        .reinforce(&[IdRef::Id(7), IdRef::Id(2499)], 1.0, None)
+        .unwrap();
+    store
+        .update(
+            &IdRef::Id(2000),
+            engram_store::MemoryUpdate {
+                content: Some("Record 2000 moved to port 9999.".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let mut dump = Vec::new();
+    store.export_jsonl(&mut dump).unwrap();
+    // A link line ahead of every memory waits for the end of the import.
+    let text = String::from_utf8(dump).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    let early = text
+        .lines()
+        .find(|l| l.contains("\"type\":\"link\""))
+        .unwrap()
+        .to_string();
+    let file = dir.path().join("dump.jsonl");
+    std::fs::write(&file, format!("{header}\n{early}\n{rest}")).unwrap();
+    let before = export(&store);
+
+    let stream = |store: &mut Store| {
+        let mut open = || -> engram_store::Result<(Box<dyn std::io::Read>, u64)> {
+            let f = std::fs::File::open(&file).unwrap();
+            let len = f.metadata().unwrap().len();
+            Ok((Box::new(f), len))
+        };
+        let mut steps = 0;
+        let report = store
+            .import_jsonl(&mut open, None, &mut |_, _| steps += 1)
+            .unwrap();
+        (report, steps)
+    };
+    let dir2 = tempfile::tempdir().unwrap();
+    let mut fresh = open(dir2.path());
+    let (report, steps) = stream(&mut fresh);
+    assert_eq!(report.created_count("memories"), 2500, "{report:?}");
+    assert!(steps >= 3, "read in chunks: {steps} steps");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let after = export(&fresh);
+    assert_eq!(before.len(), after.len());
+    for (x, y) in before.iter().zip(&after).skip(1) {
+        assert_eq!(x, y);
+    }
+    let (again, _) = stream(&mut fresh);
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+    assert_eq!(again.skipped_count("memories"), 2500);
+    for (x, y) in after.iter().zip(&export(&fresh)).skip(1) {
+        assert_eq!(x, y);
+    }
+}

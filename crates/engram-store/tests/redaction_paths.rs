@@ -1,6 +1,8 @@
 //! Redaction on every path into the store: remember (metadata too), correct, update, topic
 //! upserts, handoffs and session summaries, prompts, JSONL import, and a vault file edited by
-//! hand and read back. Each checks the database rows, the vault files and their names.
+//! hand and read back; the name-like fields too (topic keys, session ids, sources, tags,
+//! rooms, seed A's task and checkpoint fields). Each checks the database rows, the vault
+//! files and their names.
 
 use engram_core::Config;
 use engram_core::memory::IdRef;
@@ -123,15 +125,78 @@ fn remember_correct_update_topic_handoff_and_prompts_redact() {
     assert_clean(dir.path(), &mut store);
 }
 
+/// The names a write carries are redacted by the same rules on the engine's write path
+/// (`redact::redact_names`), whatever surface sent them, and a later call naming the same
+/// session as the caller gave it finds the session it started.
+#[test]
+fn topic_keys_sessions_sources_tags_rooms_and_tasks_redact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let origin = engram_store::hub::Origin {
+        room: Some(format!("app-{TOKEN}")),
+        session_id: Some(TOKEN.into()),
+        source: Some(format!("bot {TOKEN}")),
+        ..Default::default()
+    };
+    let out = store
+        .remember(RememberRequest {
+            topic_key: Some(format!("ci/{TOKEN}")),
+            source: Some(format!("client {TOKEN}")),
+            session_id: Some(TOKEN.into()),
+            tags: vec![TOKEN.into(), format!("DB_PASSWORD={PASSWORD}")],
+            room: Some(format!("app-{TOKEN}")),
+            content: "The CI bot deploys at noon.".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(!out.redacted.is_empty(), "the write says what it removed");
+    store.session_start(TOKEN, &origin, None).unwrap();
+    store
+        .save_prompt("deploy now", Some(TOKEN), &origin)
+        .unwrap();
+    store
+        .reinforce(&[engram_core::memory::IdRef::Id(out.id)], 1.0, Some(TOKEN))
+        .unwrap();
+    let ended = store.session_end(TOKEN, Some("done")).unwrap();
+    assert!(!ended.id.contains(TOKEN), "{ended:?}");
+    assert!(store.session(TOKEN).unwrap().is_some(), "found as given");
+    // Seed A's task tools: the task's name, goal and metadata, and a checkpoint's fields.
+    let (task, _) = store
+        .create_task(engram_store::tasks::TaskRequest {
+            name: format!("rotate {TOKEN}"),
+            goal: Some(format!("set DB_PASSWORD={PASSWORD}")),
+            status: None,
+            metadata: Some(serde_json::json!({"owner": format!("MYSQL_PWD={PASSWORD}")})),
+            origin: origin.clone(),
+        })
+        .unwrap();
+    store
+        .handoff(engram_store::hub::HandoffRequest {
+            summary: format!("handed over {TOKEN}"),
+            completed: vec![format!("SECRET={PASSWORD}")],
+            next_steps: vec![format!("revoke {TOKEN}")],
+            task_id: Some(task.task_id),
+            origin: origin.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+    // C's suggested topic key never echoes a secret of the title.
+    let key = engram_core::topic::suggest_topic_key("decision", &format!("use {TOKEN}"), "");
+    assert!(!key.contains(&TOKEN.to_lowercase()), "{key}");
+    assert_clean(dir.path(), &mut store);
+}
+
 #[test]
 fn import_and_hand_edited_vault_files_redact() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = open(dir.path());
     let line = serde_json::json!({
         "type": "memory", "id": 1, "uid": "01JA0000000000000000000000", "content": format!("token {TOKEN}"),
-        "title": format!("{TOKEN}"), "kind": "fact", "importance": 0.5, "tags": [], "room": "app",
+        "title": format!("{TOKEN}"), "kind": "fact", "importance": 0.5, "room": format!("app-{TOKEN}"),
         "tier": "active", "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
-        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false, "source": "import",
+        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+        "source": format!("import {TOKEN}"), "topic_key": format!("ci/{TOKEN}"),
+        "session_id": TOKEN, "tags": [TOKEN],
         "metadata": {"note": format!("password: {PASSWORD}")},
     });
     let batch =

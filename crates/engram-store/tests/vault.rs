@@ -420,7 +420,9 @@ fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
             .any(|w| w.message.contains("symbolic link")),
         "{report:?}"
     );
-    // A new decision would be written through the link: refused, nothing lands outside.
+    // A new decision would be written through the link: refused, nothing lands outside,
+    // and the refusal of that one file does not stop the sync of the others (a fact
+    // written in the same batch gets its file).
     store
         .remember(RememberRequest {
             content: "We decided the cache lives in /var/cache/app.".into(),
@@ -429,9 +431,45 @@ fn a_symlinked_folder_is_never_followed_and_nothing_is_trashed() {
             ..Default::default()
         })
         .unwrap();
-    let err = store.sync_vault().unwrap_err().to_string();
-    assert!(err.contains("symbolic link"), "{err}");
+    let fact_id = remember(
+        &mut store,
+        RememberRequest {
+            content: "The cache server answers on port 6380.".into(),
+            kind: Some(Kind::Fact),
+            room: Some("app".into()),
+            ..Default::default()
+        },
+    );
+    let report = store.sync_vault().unwrap();
+    assert_eq!(report.skipped.len(), 1, "{report:?}");
+    let skipped = report.skipped[0].to_string();
+    assert!(
+        skipped.contains("symbolic link") && skipped.contains("decision"),
+        "the skipped file is named with why: {skipped}"
+    );
+    let fact = store.get(&IdRef::Id(fact_id)).unwrap();
+    assert!(
+        file_of(&root, &fact.uid).is_file(),
+        "the other memory's file was written"
+    );
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), n_facts);
+    // Nothing is pending afterwards: the next sync has nothing to do.
+    assert_eq!(store.sync_vault().unwrap(), Default::default());
+    // The start-of-process check says which file it skipped.
+    store
+        .remember(RememberRequest {
+            content: "We decided the logs rotate daily.".into(),
+            kind: Some(Kind::Decision),
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let (_, msg) = store.vault_startup(&mut |_, _| {}).unwrap();
+    let msg = msg.unwrap_or_default();
+    assert!(
+        msg.contains("symbolic link") && msg.contains("not written"),
+        "{msg}"
+    );
 }
 
 /// A file deleted by hand is trashed by `engram reindex` only; the start-of-process check
@@ -470,4 +508,49 @@ fn stray_temporaries_are_cleaned_at_start() {
         keep.exists(),
         "a hidden file that is not a temporary was removed"
     );
+}
+
+/// A large backlog (here an import of 1,500 memories) is written in bounded steps, each its
+/// own transaction that moves the cursor, so progress can be shown and an interrupted sync
+/// keeps what it wrote; the pending count goes to zero and stays there, also for the next
+/// process.
+#[test]
+fn a_large_backlog_is_written_in_steps_and_stays_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    store.sync_vault().unwrap();
+    assert_eq!(store.vault_pending().unwrap(), 0);
+    let mut lines = String::new();
+    for i in 0..1500 {
+        let line = serde_json::json!({
+            "type": "memory", "id": i + 1, "uid": format!("01JA{i:022}"),
+            "content": format!("Record {i}: host-{i} answers on port {}.", 8000 + i),
+            "kind": "fact", "importance": 0.5, "tags": [], "room": "app", "tier": "active",
+            "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+            "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+            "source": "import", "metadata": {},
+        });
+        lines.push_str(&format!("{line}\n"));
+    }
+    let batch = engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(lines)).unwrap();
+    store.import_batch(batch, &mut |_, _| {}).unwrap();
+    let pending = store.vault_pending().unwrap();
+    assert!(pending >= 1500, "{pending}");
+    let mut steps: Vec<(u64, u64)> = Vec::new();
+    let report = store
+        .sync_vault_with(&mut |d, t| steps.push((d, t)))
+        .unwrap();
+    assert_eq!(report.written, 1500, "{report:?}");
+    assert!(
+        steps.len() >= 2,
+        "one transaction per bounded step: {steps:?}"
+    );
+    assert!(steps.windows(2).all(|w| w[0].0 < w[1].0), "{steps:?}");
+    assert_eq!(steps.last(), Some(&(pending, pending)));
+    assert_eq!(store.vault_pending().unwrap(), 0);
+    drop(store);
+    let mut store = open(dir.path());
+    assert_eq!(store.vault_pending().unwrap(), 0, "stays written");
+    assert_eq!(store.sync_vault().unwrap(), Default::default());
+    assert_eq!(md_files(&dir.path().join("memories")).len(), 1500);
 }

@@ -7,6 +7,7 @@
 
 use crate::cli::BenchLocomoArgs;
 use anyhow::Context;
+use engram_store::Match;
 use engram_store::{RecallRequest, RememberRequest, Store};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -141,6 +142,61 @@ struct Run {
     ingest_s: f64,
     /// Seconds embedding the stored turns in batches afterwards.
     embed_s: f64,
+    /// The best hit's absolute relevance per question: the conversation's own questions
+    /// and (with `--foreign`) the other conversations' ones.
+    own: Vec<(f64, Match)>,
+    foreign: Vec<(f64, Match)>,
+}
+
+/// The `match` verdicts and the spread of best absolute relevances of one question set.
+fn verdicts(results: &[(f64, Match)]) -> Value {
+    let mut sorted: Vec<f64> = results.iter().map(|r| r.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let count = |m: Match| results.iter().filter(|r| r.1 == m).count();
+    let q = |p: f64| crate::bench::percentile(&sorted, p);
+    json!({
+        "n": results.len(),
+        "good": count(Match::Good),
+        "weak": count(Match::Weak),
+        "none": count(Match::None),
+        "best_absolute": {"p10": q(0.1), "p25": q(0.25), "p50": q(0.5), "p75": q(0.75), "p90": q(0.9)},
+    })
+}
+
+/// The best absolute relevance among a result's hits (0 without hits), and its verdict.
+fn best_absolute(r: &engram_store::RecallResult) -> (f64, Match) {
+    let best = r.hits.iter().map(|h| h.absolute).fold(0.0, f64::max);
+    (best, r.matched)
+}
+
+/// Asks one conversation's store up to `max` questions of the other conversations (none of
+/// them about this one), for the calibration of the absolute scale.
+fn ask_foreign(
+    data: &[Value],
+    id: &str,
+    ing: &mut Ingested,
+    k: usize,
+    max: usize,
+    run: &mut Run,
+) -> anyhow::Result<()> {
+    let others: Vec<&Value> = data
+        .iter()
+        .filter(|c| c["sample_id"].as_str() != Some(id))
+        .collect();
+    let per = max.div_ceil(others.len().max(1));
+    for conv in others {
+        let questions = conv["qa"].as_array().into_iter().flatten();
+        for qa in questions.filter(|qa| qa["category"] != 5).take(per) {
+            let mut req = RecallRequest::new(qa["question"].as_str().unwrap_or(""));
+            req.limit = k;
+            req.room = Some(id.to_string());
+            req.kinds = vec![engram_core::Kind::Episode];
+            req.record_hits = false;
+            let r = ing.store.recall(&req)?;
+            run.foreign.push(best_absolute(&r));
+        }
+    }
+    Ok(())
 }
 
 /// One conversation's store and which turn each memory came from.
@@ -252,6 +308,7 @@ fn ask(
         let t = Instant::now();
         let r = ing.store.recall(&req)?;
         run.latency_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        run.own.push(best_absolute(&r));
         // Parts of one long turn name the turn once, where its best part ranks.
         let mut retrieved: Vec<String> = Vec::new();
         for h in &r.hits {
@@ -354,6 +411,10 @@ pub fn run(a: BenchLocomoArgs, as_json: bool) -> anyhow::Result<()> {
             run.embed_s += t.elapsed().as_secs_f64();
         }
         ask(conv, &id, &mut ing, a.k, &mut run, &mut out)?;
+        if a.foreign > 0 {
+            let all = data.as_array().map(Vec::as_slice).unwrap_or(&[]);
+            ask_foreign(all, &id, &mut ing, a.k, a.foreign, &mut run)?;
+        }
     }
     run.latency_ms.sort_by(f64::total_cmp);
     let result = report(&a, &run, embedder.as_ref().map(|e| e.model_id()), start)?;
@@ -385,6 +446,10 @@ fn report(
             "percent": 100.0 * run.updates.1 as f64 / run.updates.0 as f64,
         })),
         "recall_ms": { "p50": p(0.5), "p95": p(0.95) },
+        "match": {
+            "own": verdicts(&run.own),
+            "foreign": (!run.foreign.is_empty()).then(|| verdicts(&run.foreign)),
+        },
         "ingest": {
             "memories": run.memories,
             "seconds": run.ingest_s,
@@ -433,6 +498,21 @@ fn print_report(r: &Value) {
             u["percent"].as_f64().unwrap_or(0.0),
             u["n"]
         );
+    }
+    for set in ["own", "foreign"] {
+        let m = &r["match"][set];
+        if m.is_object() {
+            println!(
+                "match of {set} questions (n={}): good {} · weak {} · none {} · best absolute p25 {:.2} · p50 {:.2} · p75 {:.2}",
+                m["n"],
+                m["good"],
+                m["weak"],
+                m["none"],
+                f(&m["best_absolute"], "p25"),
+                f(&m["best_absolute"], "p50"),
+                f(&m["best_absolute"], "p75")
+            );
+        }
     }
     let i = &r["ingest"];
     println!(

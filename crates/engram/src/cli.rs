@@ -483,6 +483,11 @@ pub struct BenchLocomoArgs {
     /// The embedding model (a name or a folder); default: the configured one.
     #[arg(long)]
     pub model: Option<String>,
+    /// Also ask each conversation up to this many questions of the *other* conversations
+    /// in the file (queries its store knows nothing about), and report the `match`
+    /// verdicts of both sets: how the absolute relevance scale is calibrated.
+    #[arg(long, default_value_t = 0)]
+    pub foreign: usize,
 }
 
 #[derive(Args, Debug)]

@@ -192,6 +192,17 @@ fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
     }
     fts_row(rows, &health);
     vault_row(rows, home, config, Some(health.live_memories));
+    // A backlog (a big import, an interrupted sync) is said, not written: doctor only reads.
+    match store.vault_pending() {
+        Ok(0) => {}
+        Ok(n) => row(
+            rows,
+            "vault backlog",
+            Status::Na,
+            format!("{n} change(s) not written to the vault yet; the next command writes them"),
+        ),
+        Err(e) => row(rows, "vault backlog", Status::Ng, format!("{e}")),
+    }
     model_rows(rows, home, config, Some((&store, &health)));
 }
 

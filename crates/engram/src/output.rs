@@ -109,8 +109,9 @@ pub fn recall(r: &RecallResult, as_json: bool) {
             one_line(&m.content, 100)
         );
         let mut extra = format!(
-            "       rel {:.2} · act {:.2} · imp {:.2} · {} · {}",
+            "       rel {:.2} (absolute {:.2}) · act {:.2} · imp {:.2} · {} · {}",
             h.relevance,
+            h.absolute,
             h.activation,
             m.importance,
             &time::format(m.created_at)[..10],
@@ -125,6 +126,9 @@ pub fn recall(r: &RecallResult, as_json: bool) {
             extra.push_str(&format!(" · {n}"));
         }
         println!("{extra}");
+    }
+    if let Some(notice) = r.matched.notice() {
+        println!("{notice}");
     }
     println!(
         "({} hits, mode {}, rooms {rooms})",

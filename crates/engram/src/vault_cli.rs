@@ -32,6 +32,7 @@ fn tick(bar: &indicatif::ProgressBar) -> impl FnMut(u64, u64) + '_ {
 /// to stdout (the MCP server's stdout is JSON-RPC only). A vault problem never stops the
 /// command: the database is the store of record.
 pub fn startup(store: &mut Store) {
+    backlog_line(store);
     let bar = progress("reading the vault", false);
     match store.vault_startup(&mut tick(&bar)) {
         Ok((report, message)) => {
@@ -52,10 +53,36 @@ pub fn startup(store: &mut Store) {
     }
 }
 
+/// Changes pending at least this many are announced on stderr before they are written.
+const BACKLOG_LINE: u64 = 1000;
+
+/// Says on stderr (always, not only on a terminal) that a large backlog is being written,
+/// so a command that takes minutes after a big import is not silent.
+fn backlog_line(store: &Store) {
+    if let Ok(n) = store.vault_pending()
+        && n >= BACKLOG_LINE
+        && let Some(dir) = store.vault_dir()
+    {
+        eprintln!(
+            "vault: writing {n} pending change(s) into {}",
+            dir.display()
+        );
+    }
+}
+
 /// Writes the files of what the last command changed.
 pub fn sync(store: &mut Store) {
-    if let Err(e) = store.sync_vault() {
-        eprintln!("warning: vault: {e}");
+    backlog_line(store);
+    let bar = progress("writing the vault", false);
+    let synced = store.sync_vault_with(&mut tick(&bar));
+    bar.finish_and_clear();
+    match synced {
+        Ok(report) => {
+            for w in &report.skipped {
+                eprintln!("warning: vault: {w}");
+            }
+        }
+        Err(e) => eprintln!("warning: vault: {e}"),
     }
 }
 
@@ -167,9 +194,24 @@ pub fn export(store: &Store, a: ExportArgs, json: bool) -> anyhow::Result<()> {
 
 pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()> {
     let source = Source::parse(&a.from)?;
-    let batch = importers::read(source, &a.file, a.room.as_deref(), store.now())?;
     let bar = progress("importing", json);
-    let report = store.import_batch(batch, &mut tick(&bar))?;
+    let report = if matches!(source, Source::Engram) {
+        // engram's own format streams: one chunk in memory at a time.
+        let path = a.file.clone();
+        let mut open = || -> engram_store::Result<(Box<dyn std::io::Read>, u64)> {
+            let io = |source| engram_store::Error::Io {
+                path: path.clone(),
+                source,
+            };
+            let f = std::fs::File::open(&path).map_err(io)?;
+            let len = f.metadata().map_err(io)?.len();
+            Ok((Box::new(f), len))
+        };
+        store.import_jsonl(&mut open, a.room.as_deref(), &mut tick(&bar))?
+    } else {
+        let batch = importers::read(source, &a.file, a.room.as_deref(), store.now())?;
+        store.import_batch(batch, &mut tick(&bar))?
+    };
     bar.finish_and_clear();
     for w in &report.warnings {
         eprintln!("warning: {w}");

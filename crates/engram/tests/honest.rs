@@ -270,6 +270,85 @@ fn http_answers_json_rpc_errors_and_accepts_localhost_and_any_bearer_case() {
     assert_eq!(v["error"]["code"], -32602, "{v}");
 }
 
+/// stdio answers as HTTP does: a call before `initialize` is `-32600` (rmcp alone said
+/// `-32602` about a missing `_meta`), `tools/call` arguments that are a string or an array are `-32602` naming
+/// `arguments` (rmcp alone said `-32601` "tools/call"), and the session goes on.
+#[test]
+fn stdio_answers_the_json_rpc_codes_http_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = command(dir.path())
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = support::spawn_reader(child.stdout.take().unwrap());
+    let ask = |stdin: &mut std::process::ChildStdin, msg: Value| -> Value {
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let line = lines
+                .recv_timeout(Duration::from_secs(60))
+                .expect("a reply within 60 s");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == msg["id"] {
+                return v;
+            }
+        }
+    };
+    let early = ask(
+        &mut stdin,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+    );
+    assert_eq!(early["error"]["code"], -32600, "{early}");
+    assert!(
+        early["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize"),
+        "{early}"
+    );
+    let init = ask(
+        &mut stdin,
+        json!({"jsonrpc":"2.0","id":2,"method":"initialize","params":{
+        "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}),
+    );
+    assert!(
+        init.get("result").is_some(),
+        "the session still starts: {init}"
+    );
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    for (id, args) in [(3, json!("deploy")), (4, json!(["deploy"]))] {
+        let v = ask(
+            &mut stdin,
+            json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+            "params":{"name":"recall","arguments":args}}),
+        );
+        assert_eq!(v["error"]["code"], -32602, "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`arguments`"),
+            "{v}"
+        );
+    }
+    let list = ask(
+        &mut stdin,
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/list"}),
+    );
+    assert!(list["result"]["tools"].is_array(), "{list}");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 #[test]
 fn a_public_bind_needs_a_token_of_sixteen_characters() {
     let dir = tempfile::tempdir().unwrap();

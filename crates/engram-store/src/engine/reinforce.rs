@@ -35,6 +35,8 @@ impl Store {
         if !strength.is_finite() {
             return Err(InputError::new("strength", "must be a finite number").into());
         }
+        let session_id = session_id.map(engram_core::redact::stored_name);
+        let session_id = session_id.as_deref();
         let c = &self.config;
         let weight =
             c.reinforce_weight * strength.clamp(c.reinforce_strength_min, c.reinforce_strength_max);

@@ -3,6 +3,7 @@
 use crate::hub::{ImportanceChange, Origin, Outcome, RoomInfo, SessionInfo, SessionOutcome};
 use crate::storage::rows::{MemoryPatch, NewEvent, SessionWrite};
 use crate::{Error, Result, Store};
+use engram_core::redact::stored_name;
 use engram_core::{EventKind, InputError, Kind, MemoryId, limits};
 use serde_json::json;
 
@@ -15,10 +16,14 @@ impl Store {
         directory: Option<&str>,
     ) -> Result<SessionInfo> {
         limits::check_name("session_id", id)?;
+        // Names are stored redacted, as every write path stores them (`redact_names`).
+        let id = &*stored_name(id);
+        let given_room = origin.room.as_deref().map(stored_name);
         let (room, _) =
-            crate::rooms::resolve(&self.config, origin.room.as_deref(), origin.cwd.as_deref())?;
+            crate::rooms::resolve(&self.config, given_room.as_deref(), origin.cwd.as_deref())?;
         let now = self.now();
-        let source = origin.source.as_deref();
+        let source = origin.source.as_deref().map(stored_name);
+        let source = source.as_deref();
         self.write(|tx| {
             tx.write_session(&SessionWrite::Start {
                 id,
@@ -35,6 +40,7 @@ impl Store {
     /// Ends a session, keeping its summary.
     pub fn session_end(&mut self, id: &str, summary: Option<&str>) -> Result<SessionInfo> {
         limits::check_name("session_id", id)?;
+        let id = &*stored_name(id);
         if let Some(s) = summary {
             limits::check_len("summary", s, limits::MAX_CONTENT_BYTES)?;
         }
@@ -55,7 +61,7 @@ impl Store {
     }
 
     pub fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
-        self.reads().session(id)
+        self.reads().session(&stored_name(id))
     }
 
     /// Seed A's session outcome: every memory recalled in the session gains 0.10 importance
@@ -69,6 +75,7 @@ impl Store {
         origin: &Origin,
     ) -> Result<SessionOutcome> {
         limits::check_name("session_id", session_id)?;
+        let session_id = &*stored_name(session_id);
         if let Some(n) = notes {
             limits::check_len("notes", n, limits::MAX_CONTENT_BYTES / 2)?;
         }
@@ -145,8 +152,11 @@ impl Store {
         if let Some(s) = session_id {
             limits::check_name("session_id", s)?;
         }
+        let session_id = session_id.map(stored_name);
+        let session_id = session_id.as_deref();
+        let given_room = origin.room.as_deref().map(stored_name);
         let (room, _) =
-            crate::rooms::resolve(&self.config, origin.room.as_deref(), origin.cwd.as_deref())?;
+            crate::rooms::resolve(&self.config, given_room.as_deref(), origin.cwd.as_deref())?;
         let now = self.now();
         let content = engram_core::redact::redact(content).0;
         self.write(|tx| tx.add_prompt(session_id, &room, &content, now))

@@ -88,17 +88,22 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
         }
     };
     if let Some(r) = room {
-        for m in &mut batch.memories {
-            m.memory.room = r.clone();
-        }
-        for s in &mut batch.sessions {
-            s.room = r.clone();
-        }
-        for p in &mut batch.prompts {
-            p.room = r.clone();
-        }
+        put_in_room(&mut batch, &r);
     }
     Ok(batch)
+}
+
+/// `import --room`: every memory, session and prompt of the batch into one room.
+pub(crate) fn put_in_room(batch: &mut Batch, room: &str) {
+    for m in &mut batch.memories {
+        m.memory.room = room.to_string();
+    }
+    for s in &mut batch.sessions {
+        s.room = room.to_string();
+    }
+    for p in &mut batch.prompts {
+        p.room = room.to_string();
+    }
 }
 
 fn open(path: &Path) -> Result<std::fs::File> {

@@ -40,14 +40,26 @@ impl Store {
         if let Some(t) = &req.title {
             limits::check_len("title", t, limits::MAX_TITLE_BYTES)?;
         }
-        let tags = limits::normalize_tags(&req.tags)?;
+        limits::normalize_tags(&req.tags)?;
         crate::ops::check_optional_name("topic_key", &req.topic_key)?;
         crate::ops::check_optional_name("source", &req.source)?;
         crate::ops::check_optional_name("session_id", &req.session_id)?;
         if let Some(c) = &req.context {
             limits::check_len("context", c, limits::MAX_CONTENT_BYTES)?;
         }
-        let mut redacted = Vec::new();
+        // The names are redacted as they came, before tags and topic keys are normalised.
+        let mut redacted = engram_core::redact::redact_names(
+            [
+                req.topic_key.as_mut(),
+                req.source.as_mut(),
+                req.session_id.as_mut(),
+                req.room.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
+            .chain(req.tags.iter_mut()),
+        );
+        let tags = limits::normalize_tags(&req.tags)?;
         for text in [
             Some(&mut req.content),
             req.title.as_mut(),

@@ -5,7 +5,9 @@
 //! The transaction may run more than once ([`crate::storage::Backend::write`]), so the
 //! report is built afresh inside it and leaves only with the committed run.
 
+use super::jsonl::{ChunkReader, Late};
 use super::*;
+use std::collections::HashSet;
 
 impl Store {
     /// Stores everything in `batch` in one transaction, skipping what is already there.
@@ -42,13 +44,112 @@ impl Store {
     }
 }
 
+/// Memories read and applied per chunk of a streamed import.
+const CHUNK_MEMORIES: usize = 1000;
+
+/// A reader that counts the bytes read through it, for an import's progress.
+struct Counted<R> {
+    inner: R,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl Store {
+    /// Imports engram's JSONL export streamed: read and applied a chunk of
+    /// [`CHUNK_MEMORIES`] memories at a time, so memory holds one chunk (and the ids of
+    /// the memories created), never the whole file; still one transaction, so an import
+    /// is all or nothing. History rows after their memory's chunk (the export writes every
+    /// memory first) are stored when this import created the memory; links and judgments
+    /// whose memories come later in the file wait for the end. `open` gives the input from
+    /// its start, with its length in bytes (the backend may run the transaction again);
+    /// `room` puts every memory, session and prompt there; `progress(bytes read, length)`.
+    pub fn import_jsonl(
+        &mut self,
+        open: &mut dyn FnMut() -> Result<(Box<dyn std::io::Read>, u64)>,
+        room: Option<&str>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<ImportReport> {
+        let room = room.map(engram_core::room::normalize_room).transpose()?;
+        let actr = self.config.actr;
+        self.write(|tx| {
+            let (input, total) = open()?;
+            let read = std::rc::Rc::new(std::cell::Cell::new(0));
+            let counted = Counted {
+                inner: input,
+                read: read.clone(),
+            };
+            let mut input = std::io::BufReader::with_capacity(1 << 16, counted);
+            let mut chunks = ChunkReader::new(&mut input);
+            let mut report = ImportReport::default();
+            let mut created: HashSet<MemoryId> = HashSet::new();
+            let mut waiting = (Vec::new(), Vec::new());
+            loop {
+                let mut chunk = chunks.next_chunk(CHUNK_MEMORIES)?;
+                crate::parts::split_long_imports(&mut chunk.batch);
+                if let Some(r) = &room {
+                    crate::importers::put_in_room(&mut chunk.batch, r);
+                }
+                report.warnings.append(&mut chunk.batch.warnings);
+                for im in &chunk.batch.memories {
+                    created.extend(import_memory(tx, im, &actr, &mut report)?);
+                }
+                import_late(tx, std::mem::take(&mut chunk.late), &created, &mut report)?;
+                let b = chunk.batch;
+                let (links, later) = resolvable(tx, b.links, |l| (&l.src, &l.dst))?;
+                waiting.0.extend(later);
+                import_links(tx, &links, &mut report)?;
+                let (judgments, later) = resolvable(tx, b.judgments, |j| (&j.src, &j.dst))?;
+                waiting.1.extend(later);
+                import_judgments(tx, &judgments, &mut report)?;
+                import_sessions(tx, &b.sessions, &mut report)?;
+                import_prompts(tx, &b.prompts, &mut report)?;
+                progress(read.get(), total);
+                if chunk.done {
+                    break;
+                }
+            }
+            import_links(tx, &waiting.0, &mut report)?;
+            import_judgments(tx, &waiting.1, &mut report)?;
+            Ok(report)
+        })
+    }
+}
+
+/// Splits rows naming two memories by uid into those whose memories are both stored now
+/// and those to try again at the end of the import.
+fn resolvable<T>(
+    tx: &dyn Tx,
+    rows: Vec<T>,
+    ends: impl Fn(&T) -> (&String, &String),
+) -> Result<(Vec<T>, Vec<T>)> {
+    let mut now = Vec::new();
+    let mut later = Vec::new();
+    for r in rows {
+        let (a, b) = ends(&r);
+        if id_of(tx, a)?.is_some() && id_of(tx, b)?.is_some() {
+            now.push(r);
+        } else {
+            later.push(r);
+        }
+    }
+    Ok((now, later))
+}
+
 /// One memory and its events, revisions and evidence; all skipped when its uid exists.
+/// Returns the id of the memory when this import created it.
 fn import_memory(
     tx: &mut dyn Tx,
     im: &ImportedMemory,
     actr: &ActrParams,
     report: &mut ImportReport,
-) -> Result<()> {
+) -> Result<Option<MemoryId>> {
     let label = &im.memory.uid;
     match insert_memory(
         tx,
@@ -59,39 +160,21 @@ fn import_memory(
         actr,
     ) {
         Ok(Some(memory_id)) => {
+            let history = im
+                .events
+                .iter()
+                .flatten()
+                .cloned()
+                .map(Late::Event)
+                .chain(im.revisions.iter().cloned().map(Late::Revision))
+                .chain(im.evidence.iter().cloned().map(Late::Evidence));
             report.created("memories");
             let mut rows = Vec::new();
-            for e in im.events.iter().flatten() {
-                if EventKind::parse(&e.kind).is_none() {
-                    report
-                        .warnings
-                        .push(format!("memory {label}: unknown event kind {:?}", e.kind));
-                    continue;
-                }
-                rows.push(StoredRow::Event {
-                    memory_id,
-                    row: e.clone(),
-                });
-                report.created("events");
-            }
-            for r in &im.revisions {
-                // Redacted on the way in like every write.
-                let row = RevisionRow {
-                    content: redact::redact(&r.content).0,
-                    title: r.title.as_deref().map(|t| redact::redact(t).0),
-                    ..r.clone()
-                };
-                rows.push(StoredRow::Revision { memory_id, row });
-                report.created("revisions");
-            }
-            for e in &im.evidence {
-                rows.push(StoredRow::Evidence {
-                    memory_id,
-                    row: e.clone(),
-                });
-                report.created("evidence");
+            for h in history {
+                rows.extend(history_row(memory_id, h, label, report));
             }
             tx.insert_rows(&rows)?;
+            Ok(Some(memory_id))
         }
         Ok(None) => {
             report.skipped("memories");
@@ -105,13 +188,79 @@ fn import_memory(
             if !im.revisions.is_empty() {
                 *report.skipped.entry("revisions").or_default() += im.revisions.len();
             }
+            Ok(None)
         }
         Err(Error::Input(e)) => {
             report.skipped("memories");
             report.warnings.push(format!("memory {label}: {e}"));
+            Ok(None)
         }
-        Err(e) => return Err(e),
+        Err(e) => Err(e),
     }
+}
+
+/// The record type a history row counts under.
+fn history_kind(h: &Late) -> &'static str {
+    match h {
+        Late::Event(_) => "events",
+        Late::Revision(_) => "revisions",
+        Late::Evidence(_) => "evidence",
+    }
+}
+
+/// One history row of a memory this import created, counted; `None` (with a warning) for
+/// an event of a kind this engram does not know.
+fn history_row(
+    memory_id: MemoryId,
+    h: Late,
+    label: &str,
+    report: &mut ImportReport,
+) -> Option<StoredRow> {
+    if let Late::Event(e) = &h
+        && EventKind::parse(&e.kind).is_none()
+    {
+        report
+            .warnings
+            .push(format!("memory {label}: unknown event kind {:?}", e.kind));
+        return None;
+    }
+    report.created(history_kind(&h));
+    Some(match h {
+        Late::Event(row) => StoredRow::Event { memory_id, row },
+        // Redacted on the way in like every write.
+        Late::Revision(r) => StoredRow::Revision {
+            memory_id,
+            row: RevisionRow {
+                content: redact::redact(&r.content).0,
+                title: r.title.as_deref().map(|t| redact::redact(t).0),
+                ..r
+            },
+        },
+        Late::Evidence(row) => StoredRow::Evidence { memory_id, row },
+    })
+}
+
+/// History rows read after their memory's chunk: stored when this import created the
+/// memory, skipped when the store had it (its history is kept as it is), a warning when no
+/// memory has the uid.
+fn import_late(
+    tx: &mut dyn Tx,
+    late: Vec<(String, usize, Late)>,
+    created: &HashSet<MemoryId>,
+    report: &mut ImportReport,
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for (uid, line, h) in late {
+        match id_of(tx, &uid)? {
+            Some(id) if created.contains(&id) => rows.extend(history_row(id, h, &uid, report)),
+            Some(_) => report.skipped(history_kind(&h)),
+            None => report.warnings.push(format!(
+                "line {line}: {}: names no memory of this file; skipped",
+                history_kind(&h)
+            )),
+        }
+    }
+    tx.insert_rows(&rows)?;
     Ok(())
 }
 

@@ -59,116 +59,216 @@ pub(crate) fn capped_lines(input: &mut dyn BufRead) -> impl Iterator<Item = Resu
     })
 }
 
-/// Reads engram's JSONL export into a batch. A line that does not parse is a warning
-/// naming its line number; a header of a newer format version is an error.
-pub fn read_jsonl(input: &mut dyn BufRead) -> Result<Batch> {
-    let mut batch = Batch::default();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut line_no = 0usize;
-    for line in capped_lines(input) {
-        let buf = line?;
-        line_no += 1;
-        let t = buf.trim();
-        if t.is_empty() {
-            continue;
-        }
-        let v: serde_json::Value = match serde_json::from_str(t) {
-            Ok(v) => v,
-            Err(e) => {
-                batch
-                    .warnings
-                    .push(format!("line {line_no}: not JSON ({e}); skipped"));
-                continue;
-            }
-        };
-        let ty = v
-            .get("type")
-            .and_then(|t| t.as_str())
-            .unwrap_or("")
-            .to_string();
-        let warn = |batch: &mut Batch, e: String| {
-            batch
-                .warnings
-                .push(format!("line {line_no}: {ty}: {e}; skipped"));
-        };
-        match ty.as_str() {
-            "header" => {
-                let version = v.get("version").and_then(|x| x.as_i64()).unwrap_or(0);
-                if version > EXPORT_FORMAT_VERSION {
-                    return Err(InputError::new(
-                        "file",
-                        format!(
-                            "export format version {version} is newer than this engram reads ({EXPORT_FORMAT_VERSION}); upgrade engram"
-                        ),
-                    )
-                    .into());
-                }
-            }
-            "memory" => match serde_json::from_value::<Memory>(v.clone()) {
-                Ok(m) => {
-                    let review_after = v
-                        .get("review_after")
-                        .and_then(|r| r.as_str())
-                        .and_then(engram_core::time::parse);
-                    index.insert(m.uid.clone(), batch.memories.len());
-                    batch.memories.push(ImportedMemory {
-                        memory: m,
-                        review_after,
-                        events: Some(Vec::new()),
-                        revisions: Vec::new(),
-                        evidence: Vec::new(),
-                        keep_id: true,
-                    });
-                }
-                Err(e) => warn(&mut batch, e.to_string()),
-            },
-            "event" | "revision" | "evidence" => {
-                let Some(i) = v
-                    .get("memory")
-                    .and_then(|m| m.as_str())
-                    .and_then(|u| index.get(u))
-                    .copied()
-                else {
-                    warn(&mut batch, "names no memory of this file".into());
-                    continue;
-                };
-                if ty == "event" {
-                    match serde_json::from_value::<EventRow>(v) {
-                        Ok(e) => batch.memories[i].events.get_or_insert_default().push(e),
-                        Err(e) => warn(&mut batch, e.to_string()),
-                    }
-                } else if ty == "evidence" {
-                    match serde_json::from_value::<crate::evidence::Evidence>(v) {
-                        Ok(e) => batch.memories[i].evidence.push(e),
-                        Err(e) => warn(&mut batch, e.to_string()),
-                    }
-                } else {
-                    match serde_json::from_value::<RevisionRow>(v) {
-                        Ok(r) => batch.memories[i].revisions.push(r),
-                        Err(e) => warn(&mut batch, e.to_string()),
-                    }
-                }
-            }
-            "link" => match serde_json::from_value::<LinkRow>(v) {
-                Ok(l) => batch.links.push(l),
-                Err(e) => warn(&mut batch, e.to_string()),
-            },
-            "session" => match serde_json::from_value::<SessionRow>(v) {
-                Ok(s) => batch.sessions.push(s),
-                Err(e) => warn(&mut batch, e.to_string()),
-            },
-            "prompt" => match serde_json::from_value::<PromptRow>(v) {
-                Ok(p) => batch.prompts.push(p),
-                Err(e) => warn(&mut batch, e.to_string()),
-            },
-            "judgment" => match serde_json::from_value::<JudgmentRow>(v) {
-                Ok(j) => batch.judgments.push(j),
-                Err(e) => warn(&mut batch, e.to_string()),
-            },
-            other => batch
-                .warnings
-                .push(format!("line {line_no}: unknown type {other:?}; skipped")),
+/// A history row whose memory is not in the chunk it came with: a memory of an earlier
+/// chunk (the export writes every memory before the first event), or of no chunk at all.
+#[derive(Debug, Clone)]
+pub(crate) enum Late {
+    Event(EventRow),
+    Revision(RevisionRow),
+    Evidence(crate::evidence::Evidence),
+}
+
+/// One chunk of a JSONL export: at most the asked number of memories with the history,
+/// links, sessions, prompts and judgments read with them, and the history rows that name
+/// a memory outside the chunk (by uid, with the line for a warning).
+#[derive(Debug, Default)]
+pub(crate) struct Chunk {
+    pub batch: Batch,
+    pub late: Vec<(String, usize, Late)>,
+    /// Whether the input is at its end.
+    pub done: bool,
+}
+
+/// Reads engram's JSONL export in chunks, so an import holds one chunk at a time, never the
+/// whole file (`Store::import_jsonl`).
+pub(crate) struct ChunkReader<'a> {
+    input: &'a mut dyn BufRead,
+    buf: Vec<u8>,
+    line_no: usize,
+    /// The memory line that ended the last chunk, with its number: the next one's first.
+    carry: Option<(usize, String)>,
+}
+
+impl<'a> ChunkReader<'a> {
+    pub fn new(input: &'a mut dyn BufRead) -> Self {
+        ChunkReader {
+            input,
+            buf: Vec::new(),
+            line_no: 0,
+            carry: None,
         }
     }
-    Ok(batch)
+
+    /// The next chunk of at most `max_memories` memories (and the lines after the last of
+    /// them up to the next memory line).
+    pub fn next_chunk(&mut self, max_memories: usize) -> Result<Chunk> {
+        let mut chunk = Chunk::default();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        if let Some((line_no, text)) = self.carry.take() {
+            parse_line(&mut chunk, &mut index, line_no, &text)?;
+        }
+        loop {
+            self.line_no += 1;
+            let more = read_capped_line(
+                self.input,
+                &mut self.buf,
+                limits::MAX_IMPORT_LINE_BYTES,
+                self.line_no,
+            )?;
+            if !more {
+                chunk.done = true;
+                return Ok(chunk);
+            }
+            let text = String::from_utf8_lossy(&self.buf);
+            let text = text.trim();
+            // A full chunk ends before its next memory, which starts the next chunk.
+            if chunk.batch.memories.len() >= max_memories && is_memory_line(text) {
+                self.carry = Some((self.line_no, text.to_string()));
+                return Ok(chunk);
+            }
+            parse_line(&mut chunk, &mut index, self.line_no, text)?;
+        }
+    }
+}
+
+/// Whether a line is a memory's (its `type`), without reading the rest of it into values.
+fn is_memory_line(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Type<'a> {
+        #[serde(borrow, rename = "type")]
+        ty: Option<&'a str>,
+    }
+    serde_json::from_str::<Type<'_>>(text).is_ok_and(|t| t.ty == Some("memory"))
+}
+
+/// Reads engram's JSONL export into one batch (the whole file). A line that does not parse
+/// is a warning naming its line number; a header of a newer format version is an error.
+pub fn read_jsonl(input: &mut dyn BufRead) -> Result<Batch> {
+    let mut chunk = ChunkReader::new(input).next_chunk(usize::MAX)?;
+    for (_, line_no, late) in std::mem::take(&mut chunk.late) {
+        let ty = match late {
+            Late::Event(_) => "event",
+            Late::Revision(_) => "revision",
+            Late::Evidence(_) => "evidence",
+        };
+        chunk.batch.warnings.push(format!(
+            "line {line_no}: {ty}: names no memory of this file; skipped"
+        ));
+    }
+    Ok(chunk.batch)
+}
+
+/// One line of the export into the chunk.
+fn parse_line(
+    chunk: &mut Chunk,
+    index: &mut HashMap<String, usize>,
+    line_no: usize,
+    t: &str,
+) -> Result<()> {
+    let batch = &mut chunk.batch;
+    if t.is_empty() {
+        return Ok(());
+    }
+    let v: serde_json::Value = match serde_json::from_str(t) {
+        Ok(v) => v,
+        Err(e) => {
+            batch
+                .warnings
+                .push(format!("line {line_no}: not JSON ({e}); skipped"));
+            return Ok(());
+        }
+    };
+    let ty = v
+        .get("type")
+        .and_then(|t| t.as_str())
+        .unwrap_or("")
+        .to_string();
+    let warn = |batch: &mut Batch, e: String| {
+        batch
+            .warnings
+            .push(format!("line {line_no}: {ty}: {e}; skipped"));
+    };
+    match ty.as_str() {
+        "header" => {
+            let version = v.get("version").and_then(|x| x.as_i64()).unwrap_or(0);
+            if version > EXPORT_FORMAT_VERSION {
+                return Err(InputError::new(
+                    "file",
+                    format!(
+                        "export format version {version} is newer than this engram reads ({EXPORT_FORMAT_VERSION}); upgrade engram"
+                    ),
+                )
+                .into());
+            }
+        }
+        "memory" => match serde_json::from_value::<Memory>(v.clone()) {
+            Ok(m) => {
+                let review_after = v
+                    .get("review_after")
+                    .and_then(|r| r.as_str())
+                    .and_then(engram_core::time::parse);
+                index.insert(m.uid.clone(), batch.memories.len());
+                batch.memories.push(ImportedMemory {
+                    memory: m,
+                    review_after,
+                    events: Some(Vec::new()),
+                    revisions: Vec::new(),
+                    evidence: Vec::new(),
+                    keep_id: true,
+                });
+            }
+            Err(e) => warn(batch, e.to_string()),
+        },
+        "event" | "revision" | "evidence" => {
+            let uid = v.get("memory").and_then(|m| m.as_str()).map(str::to_string);
+            let row = match ty.as_str() {
+                "event" => serde_json::from_value::<EventRow>(v).map(Late::Event),
+                "evidence" => {
+                    serde_json::from_value::<crate::evidence::Evidence>(v).map(Late::Evidence)
+                }
+                _ => serde_json::from_value::<RevisionRow>(v).map(Late::Revision),
+            };
+            let (uid, row) = match (uid, row) {
+                (Some(uid), Ok(row)) => (uid, row),
+                (None, _) => {
+                    warn(batch, "names no memory".into());
+                    return Ok(());
+                }
+                (_, Err(e)) => {
+                    warn(batch, e.to_string());
+                    return Ok(());
+                }
+            };
+            let Some(&i) = index.get(&uid) else {
+                chunk.late.push((uid, line_no, row));
+                return Ok(());
+            };
+            let m = &mut batch.memories[i];
+            match row {
+                Late::Event(e) => m.events.get_or_insert_default().push(e),
+                Late::Evidence(e) => m.evidence.push(e),
+                Late::Revision(r) => m.revisions.push(r),
+            }
+        }
+        "link" => match serde_json::from_value::<LinkRow>(v) {
+            Ok(l) => batch.links.push(l),
+            Err(e) => warn(batch, e.to_string()),
+        },
+        "session" => match serde_json::from_value::<SessionRow>(v) {
+            Ok(s) => batch.sessions.push(s),
+            Err(e) => warn(batch, e.to_string()),
+        },
+        "prompt" => match serde_json::from_value::<PromptRow>(v) {
+            Ok(p) => batch.prompts.push(p),
+            Err(e) => warn(batch, e.to_string()),
+        },
+        "judgment" => match serde_json::from_value::<JudgmentRow>(v) {
+            Ok(j) => batch.judgments.push(j),
+            Err(e) => warn(batch, e.to_string()),
+        },
+        other => batch
+            .warnings
+            .push(format!("line {line_no}: unknown type {other:?}; skipped")),
+    }
+    Ok(())
 }

@@ -121,6 +121,13 @@ pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
     redact::redact_in_place(&mut m.content);
     redact::redact_opt(&mut m.title);
     redact::redact_json(&mut m.metadata);
+    redact::redact_names(
+        [m.topic_key.as_mut(), m.session_id.as_mut()]
+            .into_iter()
+            .flatten()
+            .chain([&mut m.source, &mut m.room])
+            .chain(m.tags.iter_mut()),
+    );
     if m.content.trim().is_empty() {
         return Err(InputError::new("content", "must not be empty"));
     }

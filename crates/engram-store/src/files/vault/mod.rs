@@ -73,6 +73,11 @@ pub struct SyncReport {
     /// Files changed by hand that a database change overwrote; their text was kept as a
     /// revision (`vault_conflict`).
     pub conflicts: usize,
+    /// Files not written, each named with why (a symbolic link in its path, a write that
+    /// failed): one bad file never stops the sync of the others, and the next sync tries it
+    /// again only when its memory changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<VaultWarning>,
 }
 
 /// What a reindex did.
@@ -111,6 +116,35 @@ impl VaultStatus {
     }
 }
 
+impl SyncReport {
+    /// Adds one step's counts and skipped files.
+    fn absorb(&mut self, step: SyncReport) {
+        self.written += step.written;
+        self.removed += step.removed;
+        self.conflicts += step.conflicts;
+        self.skipped.extend(step.skipped);
+    }
+}
+
+/// The files a sync skipped, named (the first five) with why, as one warning.
+fn skipped_message(report: &SyncReport) -> Option<String> {
+    let n = report.skipped.len();
+    let named: Vec<String> = report
+        .skipped
+        .iter()
+        .take(5)
+        .map(|w| w.to_string())
+        .collect();
+    (n > 0).then(|| match n {
+        1..=5 => format!("vault: {}", named.join("; ")),
+        _ => format!(
+            "vault: {}; and {} more not written",
+            named.join("; "),
+            n - 5
+        ),
+    })
+}
+
 impl Store {
     /// The vault's folder, or `None` when the vault is off. A relative `vault_dir` is taken
     /// from the folder the database is in ([`Home::of_db`], the one rule every surface uses).
@@ -121,6 +155,22 @@ impl Store {
     /// Writes the files of every memory changed since the last sync (all of them the first
     /// time, or when the vault moved). Call after any write; cheap when nothing changed.
     pub fn sync_vault(&mut self) -> Result<SyncReport> {
+        self.sync_vault_with(&mut |_, _| {})
+    }
+
+    /// How many changes the vault has not written yet (0 when the vault is off).
+    pub fn vault_pending(&self) -> Result<u64> {
+        match self.vault_dir() {
+            Some(root) => pending_in(self.reads(), &root),
+            None => Ok(0),
+        }
+    }
+
+    /// [`Store::sync_vault`] in steps of one transaction each (`sync_step`), calling
+    /// `progress(done, total)` in change entries after each: a large backlog (after a big
+    /// import) is visible, and one interrupted keeps the steps it finished, so the next
+    /// process does not start it over.
+    pub fn sync_vault_with(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<SyncReport> {
         let Some(root) = self.vault_dir() else {
             return Ok(SyncReport::default());
         };
@@ -133,10 +183,20 @@ impl Store {
         }
         let now = self.now();
         crate::db::create_private_dir(&root)?;
-        // The files are written inside the transaction (the cursor moves with them). A
-        // backend that re-runs it writes the same files again: the folder ends as after
-        // one run, and the report is the committed run's.
-        self.write(|tx| sync_in(tx, &root, now))
+        let total = pending_in(self.reads(), &root)?;
+        let mut report = SyncReport::default();
+        loop {
+            // The files are written inside the transaction (the cursor moves with them). A
+            // backend that re-runs it writes the same files again: the folder ends as after
+            // one run, and the report is the committed run's.
+            let (step, drained) = self.write(|tx| sync_step(tx, &root, now))?;
+            report.absorb(step);
+            let left = pending_in(self.reads(), &root)?;
+            progress(total.saturating_sub(left), total);
+            if drained {
+                return Ok(report);
+            }
+        }
     }
 
     /// How the vault's files compare with what engram last wrote or read (no file is read).
@@ -158,16 +218,15 @@ impl Store {
             return Ok((None, None));
         };
         clean_stray_temporaries(&root);
+        let skipped = skipped_message(&self.sync_vault_with(progress)?);
         if self.config.startup_index_check == IndexCheck::Off {
-            self.sync_vault()?;
-            return Ok((None, None));
+            return Ok((None, skipped));
         }
-        self.sync_vault()?;
         let st = self.vault_status()?;
         if st.is_clean() {
-            return Ok((None, None));
+            return Ok((None, skipped));
         }
-        match self.config.startup_index_check {
+        let (report, message) = match self.config.startup_index_check {
             IndexCheck::Auto => {
                 let report = self.reindex_vault_with(progress, false)?;
                 let message = (report.gone > 0).then(|| {
@@ -177,9 +236,9 @@ impl Store {
                         report.gone
                     )
                 });
-                Ok((Some(report), message))
+                (Some(report), message)
             }
-            _ => Ok((
+            _ => (
                 None,
                 Some(format!(
                     "{}: {} file(s) changed and {} gone outside engram; run `engram reindex` to read them",
@@ -187,8 +246,13 @@ impl Store {
                     st.changed,
                     st.gone
                 )),
-            )),
-        }
+            ),
+        };
+        let message = match (skipped, message) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        };
+        Ok((report, message))
     }
 
     /// Reads the vault back into the database: new files become memories (their uid is

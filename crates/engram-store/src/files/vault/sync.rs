@@ -1,4 +1,5 @@
-//! Rows into files: the `changes` log drained into the vault (`sync_in`), one memory's
+//! Rows into files: the `changes` log drained into the vault in bounded steps
+//! (`sync_step`, all at once for `reindex`: `sync_in`; `pending_in` counts what is left), one memory's
 //! file written or moved (`write_memory`), and the status of the folder against what
 //! engram last saw (`status_in`).
 
@@ -56,16 +57,28 @@ pub(super) fn write_memory(
             report.conflicts += 1;
         }
     }
-    if let Some(link) = link_in_path(root, &rel) {
-        return Err(refuse_link(&link));
-    }
     let full = root.join(&rel);
+    // A file engram will not or cannot write is skipped, named, and the sync goes on.
+    let skip = |report: &mut SyncReport, e: Error| {
+        report.skipped.push(VaultWarning {
+            path: full.clone(),
+            line: 0,
+            message: format!("not written ({e}); memory {} stays in the database", m.uid),
+        });
+    };
+    if let Some(link) = link_in_path(root, &rel) {
+        skip(report, refuse_link(&link));
+        return Ok(());
+    }
     let unchanged = existing
         .iter()
         .any(|(p, h, ..)| *p == rel && *h == sha256_hex(text.as_bytes()))
         && full.is_file();
     if !unchanged {
-        write_file(&full, text.as_bytes())?;
+        if let Err(e) = write_file(&full, text.as_bytes()) {
+            skip(report, e);
+            return Ok(());
+        }
         report.written += 1;
     }
     record_file(tx, root, &rel, &m.uid, &sha256_hex(text.as_bytes()))?;
@@ -82,14 +95,18 @@ pub(super) fn write_memory(
 /// Change log entries read per page.
 const CHANGES_PAGE: usize = 1000;
 
-/// Drains the change log into the vault. With `full`, every memory is written.
-pub(super) fn sync_in(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<SyncReport> {
+/// One step of draining the change log into the vault, in its own transaction: the whole
+/// vault the first time (or when it moved), else at most [`CHANGES_PAGE`] change entries,
+/// the cursor (`meta.vault_seq`) moved past them. Returns whether the log is drained. A
+/// sync interrupted between steps keeps what its steps wrote; the next goes on from there.
+pub(super) fn sync_step(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<(SyncReport, bool)> {
     let mut report = SyncReport::default();
     let root_str = root.to_string_lossy().into_owned();
     let recorded_root = meta_get(tx, "vault_root")?;
     let cursor = meta_get(tx, "vault_seq")?.and_then(|s| s.parse::<i64>().ok());
     let top = max_seq(tx)?;
     let full = cursor.is_none() || recorded_root.as_deref() != Some(root_str.as_str());
+    let mut upto = top;
     if full {
         if recorded_root.as_deref() != Some(root_str.as_str()) {
             tx.write_vault_file(&VaultFileWrite::ForgetAll)?;
@@ -108,17 +125,15 @@ pub(super) fn sync_in(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<SyncR
             }
         }
     } else {
-        let mut seq = cursor.unwrap_or(0);
+        let page = tx.changes(cursor.unwrap_or(0), top, CHANGES_PAGE)?;
+        if let Some(last) = page.last() {
+            upto = last.seq;
+        }
         let mut changed: BTreeMap<MemoryId, Option<String>> = BTreeMap::new();
-        loop {
-            let page = tx.changes(seq, top, CHANGES_PAGE)?;
-            let Some(last) = page.last() else { break };
-            seq = last.seq;
-            for c in page {
-                let e = changed.entry(c.memory_id).or_default();
-                if c.uid.is_some() {
-                    *e = c.uid;
-                }
+        for c in page {
+            let e = changed.entry(c.memory_id).or_default();
+            if c.uid.is_some() {
+                *e = c.uid;
             }
         }
         for (id, uid) in changed {
@@ -136,9 +151,36 @@ pub(super) fn sync_in(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<SyncR
             }
         }
     }
-    meta_set(tx, "vault_seq", &top.to_string())?;
+    meta_set(tx, "vault_seq", &upto.to_string())?;
     meta_set(tx, "vault_root", &root_str)?;
-    Ok(report)
+    Ok((report, upto >= top))
+}
+
+/// Drains the whole change log in one transaction: `reindex` needs the files current
+/// before it reads them back.
+pub(super) fn sync_in(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<SyncReport> {
+    let mut report = SyncReport::default();
+    loop {
+        let (step, drained) = sync_step(tx, root, now)?;
+        report.absorb(step);
+        if drained {
+            return Ok(report);
+        }
+    }
+}
+
+/// How many change entries the vault has not written yet (every memory when it was never
+/// written or moved), for a progress line and `doctor`.
+pub(super) fn pending_in(r: &dyn Reads, root: &Path) -> Result<u64> {
+    let cursor = meta_get(r, "vault_seq")?.and_then(|s| s.parse::<i64>().ok());
+    let moved = meta_get(r, "vault_root")?.as_deref() != Some(&*root.to_string_lossy());
+    Ok(match cursor {
+        Some(c) if !moved => u64::try_from(max_seq(r)? - c).unwrap_or(0),
+        _ => r
+            .tally(crate::storage::rows::Tally::MemoriesByTier)?
+            .values()
+            .sum(),
+    })
 }
 
 pub(super) fn status_in(r: &dyn Reads, root: &Path) -> Result<VaultStatus> {

@@ -84,7 +84,7 @@ export async function search(main, params) {
   const r = await getJSON('search', { q, mode: params.get('mode'), room: params.get('room'), kind: params.get('kind'), tier: params.get('tier'), as_of: params.get('as_of') });
   results.dataset.ms = (performance.now() - started).toFixed(1);
   clear(results,
-    h('p', { class: 'muted' }, r.hits.length + ' hits (' + r.mode + (r.auto_deepened ? ', deepened automatically' : '') + ', ' + r.candidates + ' candidates)'),
+    h('p', { class: 'muted' }, r.hits.length + ' hits (' + r.mode + (r.auto_deepened ? ', deepened automatically' : '') + ', ' + r.candidates + ' candidates' + (r.match && r.match !== 'good' ? ', ' + r.match + ' match' : '') + ')'),
     r.hits.length ? h('ol', { class: 'hits' }, r.hits.map(hit)) : h('p', {}, 'Nothing found. Try deep or exhaustive mode, or all rooms.'));
 }
 
