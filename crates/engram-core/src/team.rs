@@ -35,6 +35,29 @@ pub fn visible_to(viewer: Option<&str>, m: &Memory) -> bool {
     }
 }
 
+/// Whether two memories may act on each other (resolution, consolidation, links): each is
+/// `(private, author)`. Shared memories meet whoever wrote them (a team resolves its shared
+/// facts together); a private memory meets only memories private to the same author, so
+/// nothing of it flows into what another user, or the team, can read (no merged text, no
+/// `superseded by #id`, no `related to #id` in a shared memory's history). Memories
+/// without an author (one person's store, or written before team mode) meet as before.
+pub fn may_meet(a: (bool, Option<&str>), b: (bool, Option<&str>)) -> bool {
+    match (a.0, b.0) {
+        (false, false) => true,
+        _ if a.1.is_none() && b.1.is_none() => true,
+        (true, true) => a.1 == b.1,
+        _ => false,
+    }
+}
+
+/// [`may_meet`] for two stored memories.
+pub fn memories_meet(a: &Memory, b: &Memory) -> bool {
+    may_meet(
+        (is_private(&a.room, a.kind), a.author.as_deref()),
+        (is_private(&b.room, b.kind), b.author.as_deref()),
+    )
+}
+
 /// Checks a user name: 1–64 characters of ASCII letters, digits, `.`, `_`, `-`, starting
 /// with a letter or digit (it is shown in every memory a user writes and typed in commands).
 pub fn check_user_name(name: &str) -> Result<(), InputError> {
@@ -68,6 +91,21 @@ mod tests {
         assert!(!is_private("engram", Kind::Decision));
         assert!(!is_private("common", Kind::Fact));
         assert!(!is_private("privateer", Kind::Fact));
+    }
+
+    #[test]
+    fn private_memories_meet_only_their_authors_private_ones() {
+        let shared = |a| (false, a);
+        let private = |a| (true, a);
+        assert!(may_meet(shared(Some("alice")), shared(Some("bob"))));
+        assert!(may_meet(private(Some("alice")), private(Some("alice"))));
+        assert!(!may_meet(private(Some("alice")), private(Some("bob"))));
+        assert!(!may_meet(private(Some("alice")), shared(Some("alice"))));
+        assert!(!may_meet(shared(Some("bob")), private(Some("alice"))));
+        assert!(!may_meet(private(None), shared(Some("bob"))));
+        // One person's store: nobody is an author, everything meets as before.
+        assert!(may_meet(private(None), shared(None)));
+        assert!(may_meet(private(None), private(None)));
     }
 
     #[test]

@@ -239,7 +239,12 @@ impl Store {
                 self.neighbours(&m.content, v.as_deref(), room, Some(m.id), kinds.as_deref())?
             {
                 let id = n.memory.id;
-                if used.contains(&id) || !allowed.contains(&id) {
+                // Another author's private memory (or one the team shares, for a private
+                // one) is never folded in: its words would move into what others read.
+                if used.contains(&id)
+                    || !allowed.contains(&id)
+                    || !engram_core::team::memories_meet(m, &n.memory)
+                {
                     continue;
                 }
                 // Either restating the other (one's terms nearly all in the other) counts.

@@ -392,3 +392,133 @@ fn sessions_and_prompts_of_private_rooms_are_shown_to_no_team_user() {
         "the store itself sees every prompt: {all}"
     );
 }
+
+/// Maintenance runs as the server, which sees everything: its consolidation must still
+/// never fold one author's private memory into another's (the words would move across),
+/// and the run's report read by a team user names none of another's private memories.
+#[test]
+fn maintenance_never_folds_private_memories_across_authors() {
+    let (mut s, _dir) = temp_store(no_resolution());
+    s.team_add_user("alice").unwrap();
+    s.team_add_user("bob").unwrap();
+    let a = remember(
+        &mut s,
+        "alice",
+        "The quarterly audit of vendor contracts is handled by Miriam muword nuword xiword",
+        "private/hr",
+        Kind::Fact,
+    );
+    let b = remember(
+        &mut s,
+        "bob",
+        "The quarterly audit of vendor contracts is handled by Miriam",
+        "private/hr",
+        Kind::Fact,
+    );
+    let report = s.maintain(false).unwrap();
+    assert!(
+        report
+            .consolidated
+            .iter()
+            .all(|c| !(c.keeper == a && c.archived.contains(&b)
+                || c.keeper == b && c.archived.contains(&a))),
+        "{report:?}"
+    );
+    let bobs = s.get(&IdRef::Id(b)).unwrap();
+    assert!(!bobs.content.contains("muword"), "{bobs:?}");
+    assert_eq!(
+        s.get(&IdRef::Id(a)).unwrap().tier,
+        engram_core::Tier::Active
+    );
+    // The same pair written by one author is a cluster: the rule, not the threshold, held.
+    let a2 = remember(
+        &mut s,
+        "alice",
+        "The quarterly audit of vendor contracts is handled by Miriam",
+        "private/hr",
+        Kind::Fact,
+    );
+    let again = s.consolidate_now(Some("private/hr")).unwrap();
+    assert!(
+        again
+            .iter()
+            .any(|c| [c.keeper].iter().chain(&c.archived).any(|x| *x == a2)),
+        "{again:?}"
+    );
+    let log = s
+        .as_viewer(Some("bob"), |s| s.maintenance_log(5).unwrap())
+        .unwrap();
+    let text = serde_json::to_string(&log).unwrap();
+    for id in [a, a2] {
+        assert!(!text.contains(&format!(":{id},")), "{text}");
+        assert!(!text.contains(&format!("[{id}")), "{text}");
+        assert!(!text.contains(&format!(",{id}]")), "{text}");
+    }
+    assert!(!text.contains("examined"), "{text}");
+}
+
+/// A write of what the team reads and a private memory of the same author never act on
+/// each other: otherwise the shared memory's history would name and quote the private one
+/// ("replaces #id: 47 → 10") to every user.
+#[test]
+fn a_shared_write_never_resolves_against_a_private_memory() {
+    let (mut s, _dir) = temp_store(engram_core::Config::default());
+    s.team_add_user("alice").unwrap();
+    s.team_add_user("bob").unwrap();
+    let private = remember(
+        &mut s,
+        "alice",
+        "I always set the request timeout to 47s in my local config",
+        "r6",
+        Kind::Preference,
+    );
+    let fact = remember(
+        &mut s,
+        "alice",
+        "The request timeout in the local config was lowered to 10s",
+        "r6",
+        Kind::Fact,
+    );
+    let shown = s
+        .as_viewer(Some("bob"), |s| {
+            serde_json::to_string(&s.show(&IdRef::Id(fact)).unwrap()).unwrap()
+        })
+        .unwrap();
+    assert!(!shown.contains(&format!("#{private}")), "{shown}");
+    assert!(!shown.contains("47"), "{shown}");
+    assert_eq!(
+        s.get(&IdRef::Id(private)).unwrap().tier,
+        engram_core::Tier::Active
+    );
+}
+
+/// An import naming an id that another user's private memory holds gets a new id, as a
+/// taken id does: never a constraint error that says the hidden memory exists.
+#[test]
+fn an_import_at_a_hidden_id_gets_a_new_id() {
+    let (mut s, _dir) = temp_store(no_resolution());
+    s.team_add_user("alice").unwrap();
+    s.team_add_user("bob").unwrap();
+    let a = remember(
+        &mut s,
+        "alice",
+        "Alice's locker code is kumquat-42",
+        "private",
+        Kind::Fact,
+    );
+    let line = serde_json::json!({
+        "type": "memory", "id": a, "uid": "01JA0000000000000000000099",
+        "content": "Bob's imported note about builds", "kind": "fact", "importance": 0.5,
+        "tags": [], "room": "app", "tier": "active",
+        "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+        "source": "import", "metadata": {},
+    });
+    let batch =
+        engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(format!("{line}\n"))).unwrap();
+    let out = s
+        .as_viewer(Some("bob"), |s| s.import_batch(batch, &mut |_, _| {}))
+        .unwrap();
+    assert_eq!(out.unwrap().created_count("memories"), 1);
+    assert!(s.get(&IdRef::Id(a)).unwrap().content.contains("kumquat-42"));
+}

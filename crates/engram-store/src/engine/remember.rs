@@ -83,7 +83,7 @@ impl Store {
             w.req.resolve.unwrap_or(self.config.resolve),
             w.kind,
         );
-        let neighbours = if resolving {
+        let mut neighbours = if resolving {
             self.neighbours(
                 w.content(),
                 vector.as_ref().map(|v| v.1.as_slice()),
@@ -94,6 +94,22 @@ impl Store {
         } else {
             Vec::new()
         };
+        // On a team store a private write and what others can read never act on each other.
+        let author = self.viewer().map(str::to_string);
+        let me = (
+            engram_core::team::is_private(&w.room, w.kind),
+            author.as_deref(),
+        );
+        neighbours.retain(|n| {
+            let m = &n.memory;
+            engram_core::team::may_meet(
+                me,
+                (
+                    engram_core::team::is_private(&m.room, m.kind),
+                    m.author.as_deref(),
+                ),
+            )
+        });
         let facts: Vec<NeighbourFacts<'_>> = neighbours.iter().map(|n| n.facts()).collect();
         let incoming = Incoming {
             content: w.content(),

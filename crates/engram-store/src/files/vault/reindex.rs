@@ -36,6 +36,14 @@ impl Store {
         progress: &mut dyn FnMut(u64, u64),
         trash_gone: bool,
     ) -> Result<ReindexReport> {
+        if self.viewer().is_some() {
+            // The vault holds every user's memories: reading it back (and its counts) is
+            // the server's own work, never a team user's.
+            return Err(crate::Error::Input(engram_core::InputError::new(
+                "reindex",
+                "reading the vault back covers every user's memories: run `engram vault reindex` on the server",
+            )));
+        }
         let Some(root) = self.vault_dir() else {
             return Ok(ReindexReport::default());
         };

@@ -315,3 +315,35 @@ impl Backend for Visible {
         self.inner.sqlite_ref()
     }
 }
+
+/// A maintenance run's report (`maintain::MaintenanceReport` as JSON) as `v` may read it:
+/// the clusters, archivals and id lists that name a memory hidden from `v` are left out,
+/// and the store-wide `examined` count goes (it counts every user's memories). The run
+/// itself is the server's, so its time and kind stay.
+pub(super) fn scrub_run(run: &str, v: &Viewer) -> String {
+    use serde_json::Value;
+    let Ok(mut report) = serde_json::from_str::<Value>(run) else {
+        return run.to_string();
+    };
+    let sees = |x: &Value| x.as_i64().is_none_or(|id| v.sees_id(id));
+    if let Some(o) = report.as_object_mut() {
+        o.remove("examined");
+        if let Some(Value::Array(cs)) = o.get_mut("consolidated") {
+            cs.retain(|c| {
+                sees(&c["keeper"])
+                    && c["archived"]
+                        .as_array()
+                        .is_none_or(|a| a.iter().all(|x| sees(x)))
+            });
+        }
+        if let Some(Value::Array(a)) = o.get_mut("archived") {
+            a.retain(|x| sees(&x["id"]));
+        }
+        for key in ["protected", "due_for_review"] {
+            if let Some(Value::Array(a)) = o.get_mut(key) {
+                a.retain(|x| sees(x));
+            }
+        }
+    }
+    report.to_string()
+}

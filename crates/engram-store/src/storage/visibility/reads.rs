@@ -518,7 +518,12 @@ macro_rules! visible_reads {
                 self.parts().0.meta(key)
             }
             fn maintenance_runs(&self, limit: usize) -> Result<Vec<String>> {
-                self.parts().0.maintenance_runs(limit)
+                let (i, v) = self.parts();
+                let runs = i.maintenance_runs(limit)?;
+                Ok(match v {
+                    None => runs,
+                    Some(v) => runs.iter().map(|r| super::scrub_run(r, v)).collect(),
+                })
             }
             fn old_episodes(&self, before: Millis, rooms: &[String]) -> Result<u64> {
                 let (i, v) = self.parts();

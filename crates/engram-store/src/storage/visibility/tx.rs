@@ -159,6 +159,12 @@ impl Tx for VisibleTx<'_> {
     }
     fn insert_memory_with_id(&mut self, id: MemoryId, m: &NewMemory) -> Result<MemoryId> {
         let m = self.stamped(m);
+        // An id held by a memory the viewer may not see looked free to the caller; it gets
+        // a new id, as a taken id does, instead of a constraint error that would tell the
+        // caller the hidden memory exists.
+        if self.viewer.is_some_and(|v| !v.sees_id(id)) {
+            return self.tx.insert_memory(&m);
+        }
         self.tx.insert_memory_with_id(id, &m)
     }
     fn insert_rows(&mut self, rows: &[StoredRow]) -> Result<Vec<bool>> {
