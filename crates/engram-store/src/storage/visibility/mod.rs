@@ -330,10 +330,7 @@ pub(super) fn scrub_run(run: &str, v: &Viewer) -> String {
         o.remove("examined");
         if let Some(Value::Array(cs)) = o.get_mut("consolidated") {
             cs.retain(|c| {
-                sees(&c["keeper"])
-                    && c["archived"]
-                        .as_array()
-                        .is_none_or(|a| a.iter().all(|x| sees(x)))
+                sees(&c["keeper"]) && c["archived"].as_array().is_none_or(|a| a.iter().all(&sees))
             });
         }
         if let Some(Value::Array(a)) = o.get_mut("archived") {
@@ -341,7 +338,7 @@ pub(super) fn scrub_run(run: &str, v: &Viewer) -> String {
         }
         for key in ["protected", "due_for_review"] {
             if let Some(Value::Array(a)) = o.get_mut(key) {
-                a.retain(|x| sees(x));
+                a.retain(&sees);
             }
         }
     }
