@@ -161,6 +161,9 @@ impl Shared {
         // Wakes a search waiting with the store held; it installs the model itself.
         self.set_model_state(ModelState::Ready);
         let mut after = 0;
+        // Of several servers on one database, one fills (`Job::Backfill`): the others
+        // would embed the same texts and write the same vectors.
+        let mut fill_lock: Option<engram_store::storage::JobLock> = None;
         loop {
             let todo = {
                 let mut guard = self.lock_store();
@@ -175,6 +178,15 @@ impl Shared {
                 }
                 let store = guard.as_mut().expect("opened above");
                 store.set_embedder(Some(e.clone()));
+                if fill_lock.is_none() {
+                    match store.exclusive(engram_store::storage::Job::Backfill) {
+                        Ok(l) => fill_lock = Some(l),
+                        Err(err @ engram_store::Error::Busy { .. }) => {
+                            return tracing::info!("background embedding skipped: {err}");
+                        }
+                        Err(err) => return tracing::warn!("background embedding: {err}"),
+                    }
+                }
                 match store.missing_embeddings(after, 64) {
                     Ok(t) => t,
                     Err(err) => {
@@ -228,6 +240,9 @@ impl Shared {
                                 archived = r.archived.len(),
                                 "maintenance ran"
                             ),
+                            Err(e @ engram_store::Error::Busy { .. }) => {
+                                tracing::info!("maintenance skipped: {e}")
+                            }
                             Err(e) => tracing::warn!("maintenance: {e}"),
                         },
                         Ok(false) => {}

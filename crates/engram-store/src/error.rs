@@ -27,6 +27,12 @@ pub enum Error {
     /// the host, port and database (never the password).
     #[error("cannot reach the database at {target}: {message}")]
     Unavailable { target: String, message: String },
+    /// A job that one process of many on a shared database runs at a time
+    /// ([`crate::storage::Job`]) is running in another one; nothing was done.
+    #[error(
+        "{job} is running in another engram process on {target}; nothing was done, try again when it has finished"
+    )]
+    Busy { job: &'static str, target: String },
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

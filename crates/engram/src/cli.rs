@@ -18,6 +18,11 @@ pub struct Cli {
     /// The directory whose project decides the room (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Where the memories live, for this command: a `postgres://USER@HOST/DB` URL for a
+    /// team's server database (default: the `store` setting, `ENGRAM_STORE`, else the
+    /// home's SQLite file). `engram import --store URL FILE` moves an export in.
+    #[arg(long, global = true, value_name = "URL")]
+    pub store: Option<String>,
     /// With no command: the MCP server over stdio when stdin is not a terminal (a client
     /// started `engram` with no arguments, as seed A's client line does), help when it is.
     #[command(subcommand)]
@@ -509,10 +514,6 @@ pub struct ServeArgs {
     pub tools: Option<String>,
     #[arg(long, alias = "project")]
     pub room: Option<String>,
-    /// Where the memories live: a `postgres://USER@HOST/DB` URL for a team's server
-    /// database (default: the `store` setting, `ENGRAM_STORE`, else the home's SQLite file).
-    #[arg(long)]
-    pub store: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -62,6 +62,13 @@ fn main() -> ExitCode {
         Err(_) if std::env::args().nth(1).as_deref() == Some("hook") => return ExitCode::SUCCESS,
         Err(e) => e.exit(),
     };
+    if let Some(url) = &cli.store {
+        open::set_store_flag(url.clone());
+        // What reads the settings without opening a store (doctor, the hooks, the
+        // benchmarks) sees the flag as `ENGRAM_STORE`.
+        // SAFETY: single-threaded here; nothing else reads or writes the environment yet.
+        unsafe { std::env::set_var("ENGRAM_STORE", url) };
+    }
     let json = cli.json;
     // Hooks always exit 0, whatever happens; doctor and setup choose their own exit code.
     match &cli.command {

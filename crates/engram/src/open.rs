@@ -9,7 +9,8 @@ use engram_store::settings::Home;
 use std::io::Read;
 use std::path::PathBuf;
 
-/// `engram serve --store URL`: replaces the `store` setting for this process.
+/// `engram --store URL <verb>` (any verb: `serve`, `import`, `export`, …): replaces the
+/// `store` setting for this process.
 static STORE_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// Takes `--store` for every store this process opens (the server opens several).

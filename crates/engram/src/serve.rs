@@ -48,9 +48,6 @@ fn doctor_report() -> serde_json::Value {
 
 /// `engram serve`: the address from `--addr`, else `ENGRAM_PORT`, else the default.
 pub fn serve(a: crate::cli::ServeArgs) -> anyhow::Result<()> {
-    if let Some(url) = a.store {
-        crate::open::set_store_flag(url);
-    }
     let port = std::env::var("ENGRAM_PORT").ok();
     let addr = crate::cli::serve_addr(a.addr.as_deref(), port.as_deref())
         .map_err(|e| anyhow::anyhow!("serve: {e}"))?;

@@ -26,6 +26,7 @@ mod events;
 mod evidence;
 mod filter;
 mod fulltext;
+mod jobs;
 mod lexical;
 mod links;
 mod maintenance;
@@ -100,6 +101,8 @@ pub struct PgBackend {
     pool: r2d2::Pool<PostgresConnectionManager<postgres::NoTls>>,
     /// `host:port/db`, for messages (never the password).
     target: String,
+    /// How to connect, for the connections that hold a job's lock (`jobs.rs`).
+    config: postgres::Config,
     /// The loaded model whose vectors recall searches (set by `prepare_vectors`).
     model: Option<(String, usize)>,
     /// Whether commits wait for the write-ahead log on disk (`synchronous_commit`).
@@ -168,10 +171,12 @@ impl PgBackend {
     pub(crate) fn over(
         pool: r2d2::Pool<PostgresConnectionManager<postgres::NoTls>>,
         target: String,
+        config: postgres::Config,
     ) -> PgBackend {
         PgBackend {
             pool,
             target,
+            config,
             model: None,
             durable: true,
         }
@@ -295,6 +300,11 @@ impl Backend for PgBackend {
 
     fn health(&self) -> Result<Health> {
         self.with(db::health)
+    }
+
+    /// An advisory lock on a connection of its own (see `jobs.rs`).
+    fn try_exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
+        jobs::try_lock(&self.config, &self.target, job)
     }
 }
 
