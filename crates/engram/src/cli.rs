@@ -395,6 +395,28 @@ pub enum BenchCommand {
     Resolve(BenchResolveArgs),
     /// Latency of `engram hook user-prompt-submit` as a client spawns it.
     Hook(BenchHookArgs),
+    /// Many clients at once against running servers over HTTP (remember and recall):
+    /// throughput, p50/p95, errors.
+    Load(BenchLoadArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchLoadArgs {
+    /// A running server, `http://HOST:PORT`; repeat for several (clients take them in turn).
+    #[arg(long, required = true)]
+    pub url: Vec<String>,
+    #[arg(long, default_value_t = 32)]
+    pub clients: usize,
+    #[arg(long, default_value_t = 30)]
+    pub seconds: u64,
+    /// The share of requests that remember (the rest recall), 0–1.
+    #[arg(long, default_value_t = 0.5)]
+    pub writes: f64,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// The servers' bearer token (default: ENGRAM_HTTP_TOKEN; none on loopback).
+    #[arg(long)]
+    pub token: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -9,6 +9,7 @@
 mod bench;
 mod bench_corpus;
 mod bench_hook;
+mod bench_load;
 mod bench_locomo;
 mod bench_resolve;
 mod cli;

@@ -18,6 +18,11 @@ pub fn set_store_flag(url: String) {
     let _ = STORE_FLAG.set(url);
 }
 
+/// The `--store` flag of this process, if given (`bench recall` runs on it).
+pub fn store_flag() -> Option<&'static str> {
+    STORE_FLAG.get().map(String::as_str)
+}
+
 /// The store the configuration names: the SQLite file in the home, or a PostgreSQL
 /// database (`store = "postgres://…"`, `ENGRAM_STORE`, `--store`). The error names the
 /// server (host, port, database), never its password.
