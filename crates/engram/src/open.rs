@@ -44,6 +44,20 @@ pub fn open_configured(home: &Home, mut config: engram_core::Config) -> anyhow::
     )?)
 }
 
+/// `engram serve` on a server database opens it once at start, so that a wrong or
+/// unreachable URL fails there (naming host, port and database, never the password)
+/// instead of on a client's first call. The SQLite file is still opened on first use.
+pub fn check_server_store() -> anyhow::Result<()> {
+    let home = home()?;
+    let config = load_config(&home)?;
+    let url = STORE_FLAG.get().unwrap_or(&config.store).trim();
+    if url.is_empty() {
+        return Ok(());
+    }
+    drop(open_configured(&home, config)?);
+    Ok(())
+}
+
 /// Opens the store without loading the embedding model (commands that need no search).
 pub fn open_store() -> anyhow::Result<Store> {
     let home = home()?;

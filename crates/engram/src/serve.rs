@@ -51,6 +51,7 @@ pub fn serve(a: crate::cli::ServeArgs) -> anyhow::Result<()> {
     let port = std::env::var("ENGRAM_PORT").ok();
     let addr = crate::cli::serve_addr(a.addr.as_deref(), port.as_deref())
         .map_err(|e| anyhow::anyhow!("serve: {e}"))?;
+    crate::open::check_server_store()?;
     let tools = match a.tools {
         Some(t) => t,
         None => {
