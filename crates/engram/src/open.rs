@@ -37,6 +37,12 @@ pub fn open_configured(home: &Home, mut config: engram_core::Config) -> anyhow::
     if url.is_empty() {
         return Ok(Store::open(&home.db_path(), config)?);
     }
+    // The Markdown vault is one person's folder beside their own store. On a database
+    // that many servers write, each server's folder would hold only the changes it
+    // happened to sync first (the cursor, `meta.vault_seq`, is the database's), and the
+    // servers would contend for that cursor on every write. So it is off there; `engram
+    // export` is the way to a copy in files.
+    config.vault = engram_core::config::Switch::Off;
     Ok(engram_store::postgres::PgBackend::open_store(
         &url,
         config,
@@ -50,12 +56,18 @@ pub fn open_configured(home: &Home, mut config: engram_core::Config) -> anyhow::
 pub fn check_server_store() -> anyhow::Result<()> {
     let home = home()?;
     let config = load_config(&home)?;
-    let url = STORE_FLAG.get().unwrap_or(&config.store).trim();
-    if url.is_empty() {
-        return Ok(());
+    if !STORE_FLAG.get().unwrap_or(&config.store).trim().is_empty() {
+        drop(open_configured(&home, config)?);
     }
-    drop(open_configured(&home, config)?);
     Ok(())
+}
+
+/// How many stores a server runs calls on side by side: `server_stores` on a server
+/// database (`--store`, `store`, `ENGRAM_STORE`), one on the home's SQLite file.
+pub fn serving_stores() -> anyhow::Result<usize> {
+    let config = load_config(&home()?)?;
+    let server = !STORE_FLAG.get().unwrap_or(&config.store).trim().is_empty();
+    Ok(if server { config.server_stores } else { 1 })
 }
 
 /// Opens the store without loading the embedding model (commands that need no search).

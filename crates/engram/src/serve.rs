@@ -100,7 +100,8 @@ pub fn run_server(
     }
     let token = load_config(&home()?)?.http_token;
     let opener: Opener = std::sync::Arc::new(crate::open::open_store);
-    let shared = Shared::new(opener, Some(doctor_report), &profile, room)?;
+    let shared = Shared::new(opener, Some(doctor_report), &profile, room)?
+        .with_stores(crate::open::serving_stores()?);
     load_model_in_background(shared.clone())?;
     // Maintenance in the background, after the model has had time to load.
     {

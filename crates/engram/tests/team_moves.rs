@@ -158,6 +158,10 @@ fn a_store_moves_into_postgres_and_back_and_survives_pg_dump() {
         !team.join("engram.db").exists(),
         "a PostgreSQL store writes no SQLite file in the home"
     );
+    assert!(
+        !team.join("memories").exists(),
+        "nor a Markdown vault: on a database many servers write, it is off"
+    );
     // Out: into a fresh SQLite store, and its export.
     engram(&back, &["import", &s(file("team.jsonl"))]);
     engram(&back, &["export", "--out", &s(file("back.jsonl"))]);
