@@ -21,11 +21,12 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-/// One operation's outcome.
+/// One operation's outcome (`error`: what a failed one said, its body or the I/O error).
 struct Sample {
     write: bool,
     ms: f64,
     ok: bool,
+    error: Option<String>,
 }
 
 pub fn run(a: BenchLoadArgs, as_json: bool) -> anyhow::Result<()> {
@@ -116,18 +117,28 @@ fn client(
         };
         n += 1;
         let t = Instant::now();
-        let ok = post(server, path, &body.to_string(), token).unwrap_or(false);
+        let error = match post(server, path, &body.to_string(), token) {
+            Ok(None) => None,
+            Ok(Some(reply)) => Some(reply),
+            Err(e) => Some(e.to_string()),
+        };
         out.push(Sample {
             write,
             ms: t.elapsed().as_secs_f64() * 1000.0,
-            ok,
+            ok: error.is_none(),
+            error,
         });
     }
     out
 }
 
-/// One request; `Ok(true)` for a 200 whose body is not `"ok": false`.
-fn post(server: &str, path: &str, body: &str, token: Option<&str>) -> anyhow::Result<bool> {
+/// One request; `Ok(None)` for a 200 whose body is not `"ok": false`, else the reply.
+fn post(
+    server: &str,
+    path: &str,
+    body: &str,
+    token: Option<&str>,
+) -> anyhow::Result<Option<String>> {
     let mut c = TcpStream::connect(server)?;
     c.set_read_timeout(Some(Duration::from_secs(120)))?;
     let auth = token
@@ -144,7 +155,7 @@ fn post(server: &str, path: &str, body: &str, token: Option<&str>) -> anyhow::Re
     let refused = reply
         .split_once("\r\n\r\n")
         .is_some_and(|(_, b)| b.contains("\"ok\":false"));
-    Ok(status_ok && !refused)
+    Ok((!status_ok || refused).then_some(reply))
 }
 
 fn latency(samples: &[&Sample]) -> serde_json::Value {
@@ -162,7 +173,16 @@ fn report(a: &BenchLoadArgs, samples: &[Sample], elapsed: f64) -> serde_json::Va
     let ok: Vec<&Sample> = samples.iter().filter(|s| s.ok).collect();
     let writes: Vec<&Sample> = ok.iter().copied().filter(|s| s.write).collect();
     let reads: Vec<&Sample> = ok.iter().copied().filter(|s| !s.write).collect();
+    // What the failures said: the first few distinct replies, for the report.
+    let mut said: Vec<&str> = Vec::new();
+    for e in samples.iter().filter_map(|s| s.error.as_deref()) {
+        let body = e.split_once("\r\n\r\n").map_or(e, |(_, b)| b).trim();
+        if said.len() < 5 && !said.contains(&body) {
+            said.push(body);
+        }
+    }
     json!({
+        "error_samples": said,
         "servers": a.url,
         "clients": a.clients,
         "seconds": elapsed,
@@ -186,6 +206,9 @@ fn print(r: &serde_json::Value) {
         r["errors"],
         f(r, "throughput_per_second"),
     );
+    for e in r["error_samples"].as_array().into_iter().flatten() {
+        println!("  error: {}", e.as_str().unwrap_or_default());
+    }
     for (name, key) in [("remember", "remember_ms"), ("recall", "recall_ms")] {
         let v = &r[key];
         println!(
