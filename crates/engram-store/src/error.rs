@@ -21,7 +21,7 @@ pub enum Error {
     Db(#[from] rusqlite::Error),
     /// A PostgreSQL statement failed (the server's message; never the connection's password).
     #[cfg(feature = "postgres")]
-    #[error("database error: {0}")]
+    #[error("database error: {}", postgres_message(.0))]
     Postgres(#[from] postgres::Error),
     /// The database server cannot be reached or the connection was lost; `target` names
     /// the host, port and database (never the password).
@@ -52,6 +52,16 @@ pub enum Error {
         found: i64,
         supported: i64,
     },
+}
+
+/// The server's own message and SQLSTATE for a statement that failed (the driver's
+/// `Display` says only "db error"), else the driver's text.
+#[cfg(feature = "postgres")]
+fn postgres_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} (SQLSTATE {})", db.message(), db.code().code()),
+        None => e.to_string(),
+    }
 }
 
 impl Error {
