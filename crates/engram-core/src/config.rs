@@ -56,6 +56,10 @@ pub struct Config {
     /// SQLite file in the home (one person), or a `postgres://USER@HOST/DB` URL for a
     /// server database (a team).
     pub store: String,
+    /// Stores (each with its own connections) a server on a server database runs tool calls
+    /// on side by side (`ENGRAM_SERVER_STORES`, 1–64, default 8). A SQLite server always
+    /// runs one: its writers queue on the file's lock.
+    pub server_stores: usize,
     /// Threads for embedding; 0 uses every core. Default 2: on two cores, two threads
     /// embed a query in 5.5 ms instead of 7.3 and ingest 104 memories/s instead of 76
     /// (`engram bench recall`), and more would take cores from the agent being served.
@@ -173,6 +177,7 @@ impl Default for Config {
             tools: String::new(),
             http_token: String::new(),
             store: String::new(),
+            server_stores: 8,
             embed_threads: 2,
             first_recall_wait_ms: 5000,
             fusion: Fusion::Weighted,
@@ -302,6 +307,12 @@ impl Config {
             return Err(InputError::new(
                 "candidate_k",
                 format!("is {}, it must be 1–10000", self.candidate_k),
+            ));
+        }
+        if self.server_stores == 0 || self.server_stores > 64 {
+            return Err(InputError::new(
+                "server_stores",
+                format!("is {}, it must be 1–64", self.server_stores),
             ));
         }
         if self.ann_ef_search == 0 || self.ann_ef_search > 4096 {

@@ -39,7 +39,13 @@ pub enum ModelState {
 }
 
 pub struct Shared {
-    store: Mutex<Option<engram_store::Store>>,
+    /// The stores tool calls run on, each opened on first use: one for a SQLite file (its
+    /// writers queue on the file's lock anyway, and each store would hold its own vector
+    /// index), several for a server database ([`Shared::with_stores`]), so that calls run
+    /// side by side, each on its own connection. [`Shared::lock_store`] is the one way in.
+    stores: Vec<Mutex<Option<engram_store::Store>>>,
+    /// Where [`Shared::lock_store`] starts looking for a free store.
+    next_store: std::sync::atomic::AtomicUsize,
     /// The embedding model once the background loader has it.
     embedder: Mutex<Option<Arc<dyn engram_core::embed::Embedder>>>,
     model_state: Mutex<ModelState>,
@@ -74,7 +80,8 @@ impl Shared {
             .collect();
         let dialect = crate::adapt::Dialect::for_profile(profile);
         Ok(Arc::new(Shared {
-            store: Mutex::new(None),
+            stores: vec![Mutex::new(None)],
+            next_store: std::sync::atomic::AtomicUsize::new(0),
             embedder: Mutex::new(None),
             model_state: Mutex::new(ModelState::Loading),
             model_changed: std::sync::Condvar::new(),
@@ -95,11 +102,61 @@ impl Shared {
         Ok(s)
     }
 
+    /// `n` stores instead of one (at least one), for a server database whose calls can
+    /// run side by side. Call before the server takes requests.
+    pub fn with_stores(self: Arc<Self>, n: usize) -> Arc<Shared> {
+        let mut s = Arc::try_unwrap(self)
+            .unwrap_or_else(|_| panic!("with_stores is called before the Shared is shared"));
+        s.stores = (0..n.max(1)).map(|_| Mutex::new(None)).collect();
+        Arc::new(s)
+    }
+
+    /// A store to run one call on: the first free one from a rotating start, else (all
+    /// busy) a wait for the one at the start. Opened by the caller on first use
+    /// ([`Shared::ensure_open`]).
     fn lock_store(&self) -> std::sync::MutexGuard<'_, Option<engram_store::Store>> {
-        match self.store.lock() {
+        use std::sync::TryLockError;
+        let n = self.stores.len();
+        let start = self
+            .next_store
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            % n;
+        for i in 0..n {
+            match self.stores[(start + i) % n].try_lock() {
+                Ok(g) => return g,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => {}
+            }
+        }
+        match self.stores[start].lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         }
+    }
+
+    /// The locked store, opened now if it is its first use. A store other than the one the
+    /// model was installed on takes the loaded model here (as a search that installs it
+    /// does, embedding what was written while it loaded first), so a write through it
+    /// embeds and a search through it searches by meaning.
+    fn ensure_open<'g>(
+        &self,
+        guard: &'g mut std::sync::MutexGuard<'_, Option<engram_store::Store>>,
+    ) -> anyhow::Result<&'g mut engram_store::Store> {
+        if guard.is_none() {
+            **guard = Some(self.open_serving()?);
+        }
+        let store = guard.as_mut().expect("opened above");
+        if store.embedder().is_none()
+            && let Some(e) = self
+                .embedder
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+        {
+            store.set_embedder(Some(e.clone()));
+            embed_written_while_loading(store, e.as_ref());
+        }
+        Ok(store)
     }
 
     /// Installs a freshly loaded model (from the background loader), then embeds every
@@ -161,20 +218,29 @@ impl Shared {
         // Wakes a search waiting with the store held; it installs the model itself.
         self.set_model_state(ModelState::Ready);
         let mut after = 0;
+        // Of several servers on one database, one fills (`Job::Backfill`): the others
+        // would embed the same texts and write the same vectors.
+        let mut fill_lock: Option<engram_store::storage::JobLock> = None;
         loop {
             let todo = {
                 let mut guard = self.lock_store();
-                if guard.is_none() {
-                    match self.open_serving() {
-                        Ok(s) => *guard = Some(s),
-                        Err(err) => {
-                            tracing::warn!("background embedding: cannot open the store: {err:#}");
-                            return;
+                let store = match self.ensure_open(&mut guard) {
+                    Ok(s) => s,
+                    Err(err) => {
+                        tracing::warn!("background embedding: cannot open the store: {err:#}");
+                        return;
+                    }
+                };
+                store.set_embedder(Some(e.clone()));
+                if fill_lock.is_none() {
+                    match store.exclusive(engram_store::storage::Job::Backfill) {
+                        Ok(l) => fill_lock = Some(l),
+                        Err(err @ engram_store::Error::Busy { .. }) => {
+                            return tracing::info!("background embedding skipped: {err}");
                         }
+                        Err(err) => return tracing::warn!("background embedding: {err}"),
                     }
                 }
-                let store = guard.as_mut().expect("opened above");
-                store.set_embedder(Some(e.clone()));
                 match store.missing_embeddings(after, 64) {
                     Ok(t) => t,
                     Err(err) => {
@@ -198,10 +264,11 @@ impl Shared {
             };
             let pairs: Vec<(i64, Vec<f32>)> = todo.iter().map(|(id, _)| *id).zip(vectors).collect();
             let mut guard = self.lock_store();
-            if let Some(store) = guard.as_mut()
-                && let Err(err) = store.put_embeddings(e.model_id(), e.dim(), &pairs)
-            {
-                tracing::warn!("background embedding: {err}");
+            let written = self
+                .ensure_open(&mut guard)
+                .and_then(|store| Ok(store.put_embeddings(e.model_id(), e.dim(), &pairs)?));
+            if let Err(err) = written {
+                tracing::warn!("background embedding: {err:#}");
                 return;
             }
         }
@@ -228,6 +295,9 @@ impl Shared {
                                 archived = r.archived.len(),
                                 "maintenance ran"
                             ),
+                            Err(e @ engram_store::Error::Busy { .. }) => {
+                                tracing::info!("maintenance skipped: {e}")
+                            }
                             Err(e) => tracing::warn!("maintenance: {e}"),
                         },
                         Ok(false) => {}
@@ -252,10 +322,7 @@ impl Shared {
         f: impl FnOnce(&mut engram_store::Store) -> R,
     ) -> anyhow::Result<R> {
         let mut guard = self.lock_store();
-        if guard.is_none() {
-            *guard = Some(self.open_serving()?);
-        }
-        let store = guard.as_mut().expect("opened above");
+        let store = self.ensure_open(&mut guard)?;
         let out = store.as_viewer(user, f)?;
         if write {
             sync_vault(store);
@@ -292,13 +359,10 @@ impl Shared {
         f: impl FnOnce(&mut Ctx<'_>) -> tools::ToolResult,
     ) -> tools::ToolResult {
         let mut guard = self.lock_store();
-        if guard.is_none() {
-            *guard = Some(self.open_serving().map_err(|e| tools::ToolError {
-                field: None,
-                message: format!("cannot open the engram store: {e:#}"),
-            })?);
-        }
-        let store = guard.as_mut().expect("opened above");
+        let store = self.ensure_open(&mut guard).map_err(|e| tools::ToolError {
+            field: None,
+            message: format!("cannot open the engram store: {e:#}"),
+        })?;
         let result = store
             .as_viewer(user, |store| {
                 f(&mut Ctx {
@@ -362,13 +426,10 @@ impl Shared {
         // Search tools (`recall` records hits, so it is not read-only).
         let searches = name.contains("recall") || name.contains("search");
         let mut guard = self.lock_store();
-        if guard.is_none() {
-            *guard = Some(self.open_serving().map_err(|e| tools::ToolError {
-                field: None,
-                message: format!("cannot open the engram store: {e:#}"),
-            })?);
-        }
-        let store = guard.as_mut().expect("opened above");
+        let store = self.ensure_open(&mut guard).map_err(|e| tools::ToolError {
+            field: None,
+            message: format!("cannot open the engram store: {e:#}"),
+        })?;
         let lexical_reason = if searches {
             self.model_for_search(store)
         } else {

@@ -21,12 +21,18 @@ pub enum Error {
     Db(#[from] rusqlite::Error),
     /// A PostgreSQL statement failed (the server's message; never the connection's password).
     #[cfg(feature = "postgres")]
-    #[error("database error: {0}")]
+    #[error("database error: {}", postgres_message(.0))]
     Postgres(#[from] postgres::Error),
     /// The database server cannot be reached or the connection was lost; `target` names
     /// the host, port and database (never the password).
     #[error("cannot reach the database at {target}: {message}")]
     Unavailable { target: String, message: String },
+    /// A job that one process of many on a shared database runs at a time
+    /// ([`crate::storage::Job`]) is running in another one; nothing was done.
+    #[error(
+        "{job} is running in another engram process on {target}; nothing was done, try again when it has finished"
+    )]
+    Busy { job: &'static str, target: String },
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -46,6 +52,16 @@ pub enum Error {
         found: i64,
         supported: i64,
     },
+}
+
+/// The server's own message and SQLSTATE for a statement that failed (the driver's
+/// `Display` says only "db error"), else the driver's text.
+#[cfg(feature = "postgres")]
+fn postgres_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} (SQLSTATE {})", db.message(), db.code().code()),
+        None => e.to_string(),
+    }
 }
 
 impl Error {

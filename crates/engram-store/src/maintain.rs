@@ -11,7 +11,7 @@
 //! * C's review lifecycle (`review_after` by kind) and judgments (`judge`, `compare`).
 
 use crate::storage::rows::{LinkWrite, MemoryPatch, NewEvent};
-use crate::storage::{Tx, require_id};
+use crate::storage::{Job, Tx, require_id};
 use crate::{Result, Store};
 use engram_core::dynamics::{self, DynamicsModel};
 use engram_core::memory::IdRef;
@@ -78,7 +78,15 @@ const MAX_PER_ROOM: usize = 5000;
 
 impl Store {
     /// Runs maintenance (or, with `dry_run`, reports what it would do) and logs the run.
+    /// A real run holds [`Job::Maintenance`] throughout, so of several servers on one
+    /// database only one maintains at a time; the others get [`crate::Error::Busy`] and
+    /// change nothing. A dry run changes nothing, so it takes no lock.
     pub fn maintain(&mut self, dry_run: bool) -> Result<MaintenanceReport> {
+        let _lock = if dry_run {
+            None
+        } else {
+            Some(self.exclusive(Job::Maintenance)?)
+        };
         let started = self.now();
         self.refresh_index()?;
         let rooms = self.rooms_to_maintain(None)?;
@@ -131,7 +139,9 @@ impl Store {
     }
 
     /// Seed A's `consolidate_memory`: consolidation only, now, in one room (or all).
+    /// Holds [`Job::Maintenance`], as [`Store::maintain`] does.
     pub fn consolidate_now(&mut self, room: Option<&str>) -> Result<Vec<Consolidation>> {
+        let _lock = self.exclusive(Job::Maintenance)?;
         self.refresh_index()?;
         let rooms = self.rooms_to_maintain(room)?;
         let mut out = Vec::new();

@@ -265,6 +265,13 @@ impl Store {
     pub fn vector_search_state(&self) -> Option<(usize, bool)> {
         self.backend.vector_search_state()
     }
+
+    /// The lock that lets one process of many on a shared database run `job`
+    /// ([`Backend::try_exclusive`]): [`crate::Error::Busy`] when another holds it. Hold the
+    /// returned lock for as long as the job runs.
+    pub fn exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
+        self.backend.try_exclusive(job)
+    }
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@ pub fn run(cmd: BenchCommand, as_json: bool) -> anyhow::Result<()> {
         BenchCommand::Embed(a) => embed(a, as_json),
         BenchCommand::Resolve(a) => crate::bench_resolve::run(a, as_json),
         BenchCommand::Hook(a) => crate::bench_hook::run(a.memories, a.runs, as_json),
+        BenchCommand::Load(a) => crate::bench_load::run(a, as_json),
     }
 }
 
@@ -81,7 +82,13 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     if a.exact {
         config.ann_threshold = 0;
     }
-    let mut store = Store::open(&dir.path().join("engram.db"), config.clone())?;
+    // `--store postgres://…`: the same run on a server database (which must be empty: the
+    // run writes its synthetic memories there and leaves them).
+    let server = crate::open::store_flag().map(str::to_string);
+    let mut store = match &server {
+        None => Store::open(&dir.path().join("engram.db"), config.clone())?,
+        Some(url) => empty_server_store(url, &config, dir.path())?,
+    };
     let model = if a.lexical { None } else { bench_model()? };
     let model_id = model.as_ref().map(|m| m.model_id().to_string());
     store.set_embedder(model.clone());
@@ -104,16 +111,31 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
     }
     let db_bytes = store.stats()?.db_bytes;
     let path = dir.path().join("engram.db");
-    drop(store);
-
-    // Each way of searching vectors, on the same store: the exact scan, and the HNSW index
-    // (built as a server would in the background) for each quantisation asked for.
-    let variants = vector_variants(&a, &config, model.is_some())?;
     let mut runs = Vec::new();
-    for (name, c) in variants {
-        runs.push(time_variant(
-            &path, name, &c, &model, &queries, &rooms, mode,
+    if server.is_some() {
+        // pgvector's HNSW index is built as rows arrive: one way of searching to time.
+        let name = match &model {
+            Some(_) => store.embedding_status()?.vector_index,
+            None => "lexical",
+        };
+        runs.push(time_recalls(
+            &mut store,
+            format!("postgres {name}"),
+            None,
+            &model,
+            &queries,
+            &rooms,
+            mode,
         )?);
+    } else {
+        drop(store);
+        // Each way of searching vectors, on the same store: the exact scan, and the HNSW
+        // index (built as a server would in the background) for each quantisation asked for.
+        for (name, c) in vector_variants(&a, &config, model.is_some())? {
+            runs.push(time_variant(
+                &path, name, &c, &model, &queries, &rooms, mode,
+            )?);
+        }
     }
     let result = json!({
         "memories": a.memories,
@@ -241,6 +263,42 @@ fn time_variant(
     let t = Instant::now();
     let indexed = store.build_vector_index()?;
     let index_s = t.elapsed().as_secs_f64();
+    time_recalls(
+        &mut store,
+        name,
+        indexed.map(|n| (n, index_s)),
+        model,
+        queries,
+        rooms,
+        mode,
+    )
+}
+
+/// A store on the server database `url` for `bench recall`, refused unless it is empty.
+fn empty_server_store(url: &str, config: &Config, dir: &std::path::Path) -> anyhow::Result<Store> {
+    let store =
+        engram_store::postgres::PgBackend::open_store(url, config.clone(), &dir.join("engram.db"))?;
+    let held = store.health()?.memories;
+    if held > 0 {
+        bail!(
+            "--store: bench recall writes its synthetic memories into the database and leaves them; name an empty one (this one holds {held} memories)"
+        );
+    }
+    Ok(store)
+}
+
+/// Times every query on `store`: the recall latencies, the hits, and (when an HNSW index
+/// was built, `indexed`: its size and build seconds) its top-10 agreement with the exact
+/// scan.
+fn time_recalls(
+    store: &mut Store,
+    name: String,
+    indexed: Option<(usize, f64)>,
+    model: &Option<std::sync::Arc<dyn engram_core::embed::Embedder>>,
+    queries: &[String],
+    rooms: &[String],
+    mode: Mode,
+) -> anyhow::Result<serde_json::Value> {
     let mut lat = Vec::with_capacity(queries.len());
     let mut hits_total = 0usize;
     for (q, room) in queries.iter().zip(rooms) {
@@ -267,7 +325,7 @@ fn time_variant(
     };
     Ok(json!({
         "vector_search": name,
-        "index_build_seconds": indexed.map(|_| index_s),
+        "index_build_seconds": indexed.map(|(_, s)| s),
         "hnsw_recall_at_10": agreement,
         "recall_ms": { "p50": percentile(&lat, 0.5), "p95": percentile(&lat, 0.95), "p99": percentile(&lat, 0.99), "max": lat.last() },
         "mean_hits": hits_total as f64 / queries.len() as f64,

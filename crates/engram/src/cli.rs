@@ -18,6 +18,11 @@ pub struct Cli {
     /// The directory whose project decides the room (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Where the memories live, for this command: a `postgres://USER@HOST/DB` URL for a
+    /// team's server database (default: the `store` setting, `ENGRAM_STORE`, else the
+    /// home's SQLite file). `engram import --store URL FILE` moves an export in.
+    #[arg(long, global = true, value_name = "URL")]
+    pub store: Option<String>,
     /// With no command: the MCP server over stdio when stdin is not a terminal (a client
     /// started `engram` with no arguments, as seed A's client line does), help when it is.
     #[command(subcommand)]
@@ -392,6 +397,28 @@ pub enum BenchCommand {
     Resolve(BenchResolveArgs),
     /// Latency of `engram hook user-prompt-submit` as a client spawns it.
     Hook(BenchHookArgs),
+    /// Many clients at once against running servers over HTTP (remember and recall):
+    /// throughput, p50/p95, errors.
+    Load(BenchLoadArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchLoadArgs {
+    /// A running server, `http://HOST:PORT`; repeat for several (clients take them in turn).
+    #[arg(long, required = true)]
+    pub url: Vec<String>,
+    #[arg(long, default_value_t = 32)]
+    pub clients: usize,
+    #[arg(long, default_value_t = 30)]
+    pub seconds: u64,
+    /// The share of requests that remember (the rest recall), 0–1.
+    #[arg(long, default_value_t = 0.5)]
+    pub writes: f64,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// The servers' bearer token (default: ENGRAM_HTTP_TOKEN; none on loopback).
+    #[arg(long)]
+    pub token: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -516,10 +543,6 @@ pub struct ServeArgs {
     pub tools: Option<String>,
     #[arg(long, alias = "project")]
     pub room: Option<String>,
-    /// Where the memories live: a `postgres://USER@HOST/DB` URL for a team's server
-    /// database (default: the `store` setting, `ENGRAM_STORE`, else the home's SQLite file).
-    #[arg(long)]
-    pub store: Option<String>,
 }
 
 #[derive(Args, Debug)]

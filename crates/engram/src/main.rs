@@ -9,6 +9,7 @@
 mod bench;
 mod bench_corpus;
 mod bench_hook;
+mod bench_load;
 mod bench_locomo;
 mod bench_resolve;
 mod cli;
@@ -63,6 +64,13 @@ fn main() -> ExitCode {
         Err(_) if std::env::args().nth(1).as_deref() == Some("hook") => return ExitCode::SUCCESS,
         Err(e) => e.exit(),
     };
+    if let Some(url) = &cli.store {
+        open::set_store_flag(url.clone());
+        // What reads the settings without opening a store (doctor, the hooks, the
+        // benchmarks) sees the flag as `ENGRAM_STORE`.
+        // SAFETY: single-threaded here; nothing else reads or writes the environment yet.
+        unsafe { std::env::set_var("ENGRAM_STORE", url) };
+    }
     let json = cli.json;
     // Hooks always exit 0, whatever happens; doctor and setup choose their own exit code.
     match &cli.command {

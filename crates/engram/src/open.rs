@@ -9,12 +9,18 @@ use engram_store::settings::Home;
 use std::io::Read;
 use std::path::PathBuf;
 
-/// `engram serve --store URL`: replaces the `store` setting for this process.
+/// `engram --store URL <verb>` (any verb: `serve`, `import`, `export`, …): replaces the
+/// `store` setting for this process.
 static STORE_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// Takes `--store` for every store this process opens (the server opens several).
 pub fn set_store_flag(url: String) {
     let _ = STORE_FLAG.set(url);
+}
+
+/// The `--store` flag of this process, if given (`bench recall` runs on it).
+pub fn store_flag() -> Option<&'static str> {
+    STORE_FLAG.get().map(String::as_str)
 }
 
 /// The store the configuration names: the SQLite file in the home, or a PostgreSQL
@@ -31,11 +37,37 @@ pub fn open_configured(home: &Home, mut config: engram_core::Config) -> anyhow::
     if url.is_empty() {
         return Ok(Store::open(&home.db_path(), config)?);
     }
+    // The Markdown vault is one person's folder beside their own store. On a database
+    // that many servers write, each server's folder would hold only the changes it
+    // happened to sync first (the cursor, `meta.vault_seq`, is the database's), and the
+    // servers would contend for that cursor on every write. So it is off there; `engram
+    // export` is the way to a copy in files.
+    config.vault = engram_core::config::Switch::Off;
     Ok(engram_store::postgres::PgBackend::open_store(
         &url,
         config,
         &home.db_path(),
     )?)
+}
+
+/// `engram serve` on a server database opens it once at start, so that a wrong or
+/// unreachable URL fails there (naming host, port and database, never the password)
+/// instead of on a client's first call. The SQLite file is still opened on first use.
+pub fn check_server_store() -> anyhow::Result<()> {
+    let home = home()?;
+    let config = load_config(&home)?;
+    if !STORE_FLAG.get().unwrap_or(&config.store).trim().is_empty() {
+        drop(open_configured(&home, config)?);
+    }
+    Ok(())
+}
+
+/// How many stores a server runs calls on side by side: `server_stores` on a server
+/// database (`--store`, `store`, `ENGRAM_STORE`), one on the home's SQLite file.
+pub fn serving_stores() -> anyhow::Result<usize> {
+    let config = load_config(&home()?)?;
+    let server = !STORE_FLAG.get().unwrap_or(&config.store).trim().is_empty();
+    Ok(if server { config.server_stores } else { 1 })
 }
 
 /// Opens the store without loading the embedding model (commands that need no search).

@@ -48,12 +48,10 @@ fn doctor_report() -> serde_json::Value {
 
 /// `engram serve`: the address from `--addr`, else `ENGRAM_PORT`, else the default.
 pub fn serve(a: crate::cli::ServeArgs) -> anyhow::Result<()> {
-    if let Some(url) = a.store {
-        crate::open::set_store_flag(url);
-    }
     let port = std::env::var("ENGRAM_PORT").ok();
     let addr = crate::cli::serve_addr(a.addr.as_deref(), port.as_deref())
         .map_err(|e| anyhow::anyhow!("serve: {e}"))?;
+    crate::open::check_server_store()?;
     let tools = match a.tools {
         Some(t) => t,
         None => {
@@ -102,7 +100,8 @@ pub fn run_server(
     }
     let token = load_config(&home()?)?.http_token;
     let opener: Opener = std::sync::Arc::new(crate::open::open_store);
-    let shared = Shared::new(opener, Some(doctor_report), &profile, room)?;
+    let shared = Shared::new(opener, Some(doctor_report), &profile, room)?
+        .with_stores(crate::open::serving_stores()?);
     load_model_in_background(shared.clone())?;
     // Maintenance in the background, after the model has had time to load.
     {

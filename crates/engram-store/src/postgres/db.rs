@@ -268,7 +268,7 @@ pub(crate) fn open(url: &str) -> Result<PgBackend> {
         other => other,
     })?;
     drop(first);
-    let manager = PostgresConnectionManager::new(config, NoTls);
+    let manager = PostgresConnectionManager::new(config.clone(), NoTls);
     let pool = r2d2::Pool::builder()
         .max_size(POOL_SIZE)
         .min_idle(Some(1))
@@ -276,7 +276,7 @@ pub(crate) fn open(url: &str) -> Result<PgBackend> {
         .connection_customizer(Box::new(Session))
         .build(manager)
         .map_err(|e| unavailable(e.to_string()))?;
-    Ok(PgBackend::over(pool, target))
+    Ok(PgBackend::over(pool, target, config))
 }
 
 /// The dimension the HNSW index covers (all-MiniLM-L6-v2's); others are scanned exactly.

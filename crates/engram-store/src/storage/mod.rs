@@ -380,6 +380,17 @@ pub trait Backend: Reads + CandidateSource + Send {
     /// Reads the store's health for `doctor` (nothing is repaired).
     fn health(&self) -> Result<Health>;
 
+    /// Takes, without waiting, the lock that lets one process of the many on this
+    /// database run `job` (maintenance, the background embedding fill), or answers
+    /// [`crate::Error::Busy`] (naming the database) when another process holds it. The
+    /// lock lasts as long as the returned [`JobLock`]; a process that dies releases it
+    /// with its connection. SQLite grants it always: one person's processes already share
+    /// maintenance's schedule through `meta`, and its writers queue on the file's lock.
+    fn try_exclusive(&self, job: Job) -> Result<JobLock> {
+        let _ = job;
+        Ok(JobLock::free())
+    }
+
     /// The SQLite backend itself, for the features only it has: seed C's in-place
     /// conversion, the HNSW build command and its agreement diagnostic, the background
     /// index build. Every other backend answers `None` (and those features say so).
@@ -389,6 +400,51 @@ pub trait Backend: Reads + CandidateSource + Send {
     /// [`Backend::sqlite`], read-only.
     fn sqlite_ref(&self) -> Option<&crate::sqlite::SqliteBackend> {
         None
+    }
+}
+
+/// A job that one process at a time runs on a shared database ([`Backend::try_exclusive`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Job {
+    /// `maintain` and `consolidate_now`: consolidation, archiving, the run log.
+    Maintenance,
+    /// A server's background fill of the vectors its model lacks.
+    Backfill,
+}
+
+impl Job {
+    /// How messages name the job.
+    pub fn name(self) -> &'static str {
+        match self {
+            Job::Maintenance => "maintenance",
+            Job::Backfill => "the background embedding fill",
+        }
+    }
+}
+
+/// A held [`Job`] lock; dropping it releases the lock (a PostgreSQL backend holds it on a
+/// connection of its own, closed on drop, so no pooled connection ever keeps it).
+pub struct JobLock(#[allow(dead_code)] Option<Box<dyn Send>>);
+
+impl JobLock {
+    /// A lock that holds nothing: the backend needs none.
+    pub fn free() -> JobLock {
+        JobLock(None)
+    }
+
+    /// A lock held for as long as `holder` lives.
+    pub fn held_by(holder: Box<dyn Send>) -> JobLock {
+        JobLock(Some(holder))
+    }
+}
+
+impl std::fmt::Debug for JobLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "JobLock(held)"
+        } else {
+            "JobLock(free)"
+        })
     }
 }
 

@@ -2,6 +2,8 @@
 //! a raw JSON-RPC client for `engram mcp`, and checks of a store on disk.
 #![allow(dead_code)]
 
+pub mod team;
+
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
