@@ -147,6 +147,33 @@ fn unauthorized() -> Response {
         .into_response()
 }
 
+/// A store question asked off the async runtime; `Err` is the reason it has no answer.
+async fn store_answer<T: Send + 'static>(
+    shared: Arc<Shared>,
+    f: impl FnOnce(&mut engram_store::Store) -> engram_store::Result<T> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::task::spawn_blocking(move || shared.with_store(false, None, f)).await {
+        Ok(Ok(Ok(v))) => Ok(v),
+        Ok(Ok(Err(e))) => Err(e.to_string()),
+        Ok(Err(e)) => Err(format!("{e:#}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// 503 while the store cannot be read, with the reason when the caller may be told it.
+fn unavailable(detail: Option<String>) -> Response {
+    let message = match detail {
+        Some(d) => format!("the engram store cannot be read: {d}"),
+        None => "the engram store cannot be read".to_string(),
+    };
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::CONTENT_TYPE, "application/json")],
+        serde_json::json!({"error": {"code": "unavailable", "message": message}}).to_string(),
+    )
+        .into_response()
+}
+
 /// The token a request presents: its bearer header, or for the web UI its sign-in cookie.
 fn presented_token(req: &Request) -> String {
     let mut given = req
@@ -171,25 +198,24 @@ async fn require_token(State(auth): State<Auth>, mut req: Request, next: Next) -
     use std::sync::atomic::Ordering;
     let shared = auth.shared.clone();
     let team = if auth.team.load(Ordering::Acquire) {
-        Some(true)
+        Ok(true)
     } else {
-        tokio::task::spawn_blocking(move || shared.with_store(false, None, |s| s.team_mode()))
-            .await
-            .ok()
-            .and_then(|r| r.ok())
-            .and_then(|r| r.ok())
+        store_answer(shared.clone(), |s| s.team_mode()).await
     };
-    if team == Some(true) {
+    if team == Ok(true) {
         auth.team.store(true, Ordering::Release);
     }
-    let Some(team) = team else {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            [(header::CONTENT_TYPE, "application/json")],
-            serde_json::json!({"error": {"code": "unavailable", "message": "the engram store cannot be read"}})
-                .to_string(),
-        )
-            .into_response();
+    let team = match team {
+        Ok(team) => team,
+        Err(detail) => {
+            // The store's error names the database (never its password); only a caller the
+            // single token admits (or any, on a server without one) is told which.
+            let admitted = auth
+                .token
+                .as_ref()
+                .is_none_or(|t| constant_time_eq(presented_token(&req).as_bytes(), t.as_bytes()));
+            return unavailable(admitted.then_some(detail));
+        }
     };
     if team {
         let ui = req.uri().path() == "/ui" || req.uri().path().starts_with("/ui/");
@@ -198,14 +224,11 @@ async fn require_token(State(auth): State<Auth>, mut req: Request, next: Next) -
         }
         let given = presented_token(&req);
         let shared = auth.shared.clone();
-        let user = tokio::task::spawn_blocking(move || {
-            shared.with_store(false, None, |s| s.team_authenticate(&given))
-        })
-        .await
-        .ok()
-        .and_then(|r| r.ok())
-        .and_then(|r| r.ok())
-        .flatten();
+        let user = match store_answer(shared, move |s| s.team_authenticate(&given)).await {
+            Ok(user) => user,
+            // The database is away: not a wrong token, so not a 401.
+            Err(_) => return unavailable(None),
+        };
         let Some(user) = user else {
             if ui && !req.uri().path().starts_with("/ui/api/") {
                 return crate::web::ui::sign_in_page();
