@@ -34,3 +34,19 @@ pub(crate) fn try_lock(config: &Config, target: &str, job: Job) -> Result<JobLoc
     }
     Ok(JobLock::held_by(Box::new(client)))
 }
+
+/// The key of the write lock a write takes once it has lost [`super::RACE_ATTEMPTS`] races.
+const WRITE_KEY: i64 = 0x0065_6e67_7261_6d10;
+
+/// Waits for the write lock (`pg_advisory_lock`, on a connection of its own like the jobs'
+/// locks) and returns the connection holding it: the lock is released when it is dropped.
+/// Taken before the write's transaction begins, so that transaction's snapshot already
+/// sees every write committed by the lock's previous holder.
+pub(crate) fn lock_writes(config: &Config, target: &str) -> Result<postgres::Client> {
+    let mut client = config.connect(NoTls).map_err(|e| Error::Unavailable {
+        target: target.to_string(),
+        message: e.to_string(),
+    })?;
+    client.execute("SELECT pg_advisory_lock($1)", &[&WRITE_KEY])?;
+    Ok(client)
+}

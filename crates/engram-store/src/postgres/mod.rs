@@ -65,6 +65,9 @@ pub(crate) type Params<'a> = [&'a (dyn ToSql + Sync)];
 /// [`retry_pause_ms`]).
 pub const WRITE_ATTEMPTS: usize = 40;
 
+/// Attempts a write makes freely before it takes the write lock for each further one.
+pub(crate) const RACE_ATTEMPTS: usize = 3;
+
 /// The pause before attempt `attempt + 1`, in ms: "full jitter" (a random share of an
 /// exponentially growing window, capped at 250 ms), so racers that collided once spread
 /// apart instead of colliding again in step.
@@ -256,10 +259,23 @@ impl PgBackend {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            // A write that keeps losing stops racing: it waits its turn among the writes
+            // that lost as often, so under heavy contention on the same rows they run one
+            // at a time (and win) instead of exhausting their attempts.
+            let turn = if attempt > RACE_ATTEMPTS {
+                Some(jobs::lock_writes(&self.config, &self.target)?)
+            } else {
+                None
+            };
             match self.write_once(f) {
+                // The lock is let go before any pause, and a write that held it goes again
+                // at once (it lost only to a write that never waited).
                 Err(e) if is_retryable(&e) && attempt < WRITE_ATTEMPTS => {
-                    let ms = retry_pause_ms(attempt);
-                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                    if turn.is_none() {
+                        let ms = retry_pause_ms(attempt);
+                        std::thread::sleep(std::time::Duration::from_millis(ms));
+                    }
+                    drop(turn);
                 }
                 other => return other.map_err(|e| self.lost(e)),
             }

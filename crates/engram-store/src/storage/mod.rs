@@ -386,10 +386,10 @@ pub trait Backend: Reads + CandidateSource + Send {
     /// lock lasts as long as the returned [`JobLock`]; a process that dies releases it
     /// with its connection. SQLite grants it always: one person's processes already share
     /// maintenance's schedule through `meta`, and its writers queue on the file's lock.
-    fn try_exclusive(&self, job: Job) -> Result<JobLock> {
-        let _ = job;
-        Ok(JobLock::free())
-    }
+    ///
+    /// No default: a wrapper (the visibility layer) that forgot to pass it on would grant
+    /// every job to every server without a word.
+    fn try_exclusive(&self, job: Job) -> Result<JobLock>;
 
     /// The SQLite backend itself, for the features only it has: seed C's in-place
     /// conversion, the HNSW build command and its agreement diagnostic, the background

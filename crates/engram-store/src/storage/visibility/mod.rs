@@ -308,6 +308,10 @@ impl Backend for Visible {
         }
         Ok(h)
     }
+    /// The job locks are the server's, whoever the call runs as.
+    fn try_exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
+        self.inner.try_exclusive(job)
+    }
     fn sqlite(&mut self) -> Option<&mut crate::sqlite::SqliteBackend> {
         self.inner.sqlite()
     }
