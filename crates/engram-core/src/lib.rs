@@ -27,6 +27,7 @@ pub mod redact;
 pub mod resolve;
 pub mod room;
 pub mod scoring;
+pub mod seed_c_hooks;
 pub mod subject;
 mod subject_cjk;
 pub mod task;

@@ -137,11 +137,16 @@ pub struct SetupArgs {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// session-start, user-prompt-submit, session-end, pre-compact (client spellings work too).
+    /// session-start, user-prompt-submit, session-end, pre-compact, subagent-stop,
+    /// pre-tool-use (client spellings work too, and C's `codex-pre-tool-use`).
     pub event: String,
-    /// The client running the hook: claude (default), codex, gemini.
+    /// The client running the hook: claude (default), codex, gemini, opencode.
     #[arg(long)]
     pub agent: Option<String>,
+    /// The MCP profile the agent calls; `compat-c` keeps seed C's hook contracts too
+    /// (session records, prompts saved, the ToolSearch bootstrap, Codex session binding).
+    #[arg(long)]
+    pub tools: Option<String>,
 }
 
 #[derive(Args, Debug)]

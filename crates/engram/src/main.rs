@@ -66,7 +66,7 @@ fn main() -> ExitCode {
     // Hooks always exit 0, whatever happens; doctor and setup choose their own exit code.
     match &cli.command {
         Some(Command::Hook(a)) => {
-            engram_mcp::hooks::run(&a.event, a.agent.as_deref());
+            engram_mcp::hooks::run(&a.event, a.agent.as_deref(), a.tools.as_deref());
             return ExitCode::SUCCESS;
         }
         Some(Command::Doctor) => {
