@@ -76,6 +76,9 @@ pub enum Command {
     /// Seed C's conflicts (`list`): relations awaiting a verdict.
     #[command(subcommand)]
     Conflicts(crate::seed_c_cli::ConflictsCommand),
+    /// Seed C's git-chunk sync: write new memories as a chunk in `.engram/` (or `--import`
+    /// the chunks other machines wrote, or `--status`).
+    Sync(crate::seed_c_cli::SyncArgs),
     /// Write `.engram/config.json` naming this folder's project (seed C's `init`).
     Init(crate::seed_c_cli::InitArgs),
     /// Print engram's version.

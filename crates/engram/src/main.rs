@@ -171,6 +171,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Timeline(a) => seed_c_cli::timeline(a, json)?,
         Command::Projects(c) => seed_c_cli::projects(c, json)?,
         Command::Conflicts(c) => seed_c_cli::conflicts(c, json)?,
+        Command::Sync(a) => seed_c_cli::sync(a, caller_dir(cwd), json)?,
         Command::Init(a) => {
             let dir =
                 caller_dir(cwd).ok_or_else(|| anyhow::anyhow!("init: no working directory"))?;

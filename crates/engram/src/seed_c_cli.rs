@@ -218,3 +218,110 @@ pub fn init(a: InitArgs, dir: &Path) -> anyhow::Result<()> {
     println!("Project {room:?} initialised in {}", path.display());
     Ok(())
 }
+
+#[derive(Args, Debug)]
+pub struct SyncArgs {
+    /// Apply the chunks of the folder's manifest this store has not applied yet.
+    #[arg(long, conflicts_with = "status")]
+    pub import: bool,
+    /// Show the sync state: chunks in the folder, pending here, memories not yet in one.
+    #[arg(long)]
+    pub status: bool,
+    /// Every project (default: the current folder's project).
+    #[arg(long, conflicts_with = "project")]
+    pub all: bool,
+    /// One project.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// The sync folder (default: `.engram` at the root of the current git repository,
+    /// else of the current folder), as C keeps it.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// `engram sync`: seed C's git-chunk sync (`engram_store::git_sync` owns the format).
+pub fn sync(a: SyncArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    let here = cwd.ok_or_else(|| anyhow::anyhow!("sync: no working directory"))?;
+    let folder = a
+        .dir
+        .clone()
+        .unwrap_or_else(|| engram_store::git_sync::folder_for(&here));
+    let mut store = crate::open::open_store()?;
+    let room = match (&a.project, a.all) {
+        (_, true) => None,
+        (Some(p), false) => Some(engram_core::room::normalize_room(p)?),
+        (None, false) => Some(engram_store::rooms::resolve(store.config(), None, Some(&here))?.0),
+    };
+    if a.status {
+        let s = store.sync_status(Some(&folder), room.as_deref())?;
+        if json_out {
+            println!("{}", json!(s));
+            return Ok(());
+        }
+        println!("Sync folder: {}", folder.display());
+        if !s.manifest {
+            println!("No manifest yet (`engram sync` writes the first chunk).");
+        }
+        println!(
+            "Chunks: {} in the manifest, {} pending import here{}",
+            s.chunks,
+            s.pending.len(),
+            if s.pending.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", s.pending.join(", "))
+            }
+        );
+        let scope = room.as_deref().unwrap_or("all projects");
+        println!("Memories not yet in a chunk: {} ({scope})", s.unexported);
+        return Ok(());
+    }
+    if a.import {
+        let r = store.sync_import(&folder)?;
+        crate::vault_cli::sync(&mut store);
+        if json_out {
+            println!("{}", json!(r));
+            return Ok(());
+        }
+        for w in &r.warnings {
+            eprintln!("warning: {w}");
+        }
+        let created: Vec<String> = r.created.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        println!(
+            "Imported {} chunk(s){}{}; {} already applied",
+            r.imported.len(),
+            if r.imported.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.imported.join(", "))
+            },
+            if created.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", created.join(", "))
+            },
+            r.already
+        );
+        return Ok(());
+    }
+    let by = std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "engram".into());
+    let r = store.sync_export(&folder, room.as_deref(), &by)?;
+    if json_out {
+        println!("{}", json!(r));
+    } else if let Some(c) = &r.chunk {
+        println!(
+            "Chunk {} written to {}: {} observations, {} sessions, {} prompts",
+            c.id,
+            folder.display(),
+            c.memories,
+            c.sessions,
+            c.prompts
+        );
+    } else {
+        println!("Nothing new to sync in {}", folder.display());
+    }
+    Ok(())
+}
