@@ -79,6 +79,8 @@ pub enum Command {
     /// Seed C's git-chunk sync: write new memories as a chunk in `.engram/` (or `--import`
     /// the chunks other machines wrote, or `--status`).
     Sync(crate::seed_c_cli::SyncArgs),
+    /// A terminal UI (seed C's `tui`): browse, search, open a memory, its history and links.
+    Tui,
     /// Write `.engram/config.json` naming this folder's project (seed C's `init`).
     Init(crate::seed_c_cli::InitArgs),
     /// Print engram's version.

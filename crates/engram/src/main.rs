@@ -21,6 +21,7 @@ mod seed_c_cli;
 mod serve;
 mod setup;
 mod stress;
+mod tui;
 mod vault_cli;
 
 use clap::Parser;
@@ -172,6 +173,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Projects(c) => seed_c_cli::projects(c, json)?,
         Command::Conflicts(c) => seed_c_cli::conflicts(c, json)?,
         Command::Sync(a) => seed_c_cli::sync(a, caller_dir(cwd), json)?,
+        Command::Tui => tui::run()?,
         Command::Init(a) => {
             let dir =
                 caller_dir(cwd).ok_or_else(|| anyhow::anyhow!("init: no working directory"))?;
