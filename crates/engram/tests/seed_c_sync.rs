@@ -145,6 +145,33 @@ fn chunks_written_on_one_machine_are_imported_once_on_another() {
     assert_eq!(titles(&home_b, &b, "Stripe checkout"), ["Payments"]);
     assert_eq!(chunk_bytes(&b), before, "a chunk is never modified");
 
+    // C's session start imports what the repository's manifest holds: nothing new here.
+    let mut hook = command(&home_b)
+        .current_dir(&b)
+        .args([
+            "hook",
+            "session-start",
+            "--agent",
+            "claude",
+            "--tools",
+            "compat-c",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(
+            serde_json::json!({"session_id": "b-1", "cwd": b})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    assert!(hook.wait().unwrap().success());
+    assert_eq!(titles(&home_b, &b, "Stripe checkout"), ["Payments"]);
+
     // B adds one memory: its chunk holds only that one, never A's memories again.
     engram(
         &home_b,
@@ -170,13 +197,37 @@ fn chunks_written_on_one_machine_are_imported_once_on_another() {
     git(&b, &["commit", "-q", "-m", "engram sync from b"]);
     git(&b, &["push", "-q", "origin", "HEAD"]);
 
-    // A pulls: B's chunk is applied, A's own is not applied again.
+    // A pulls: B's chunk is applied (here by C's session-start hook), A's own is not
+    // applied again.
     git(&a, &["pull", "-q", "origin", "main"]);
+    let st = json(&home_a, &a, &["sync", "--status"]);
+    assert_eq!(st["pending"].as_array().unwrap().len(), 1, "{st}");
+    let mut hook = command(&home_a)
+        .current_dir(&a)
+        .args([
+            "hook",
+            "session-start",
+            "--agent",
+            "claude",
+            "--tools",
+            "compat-c",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(
+            serde_json::json!({"session_id": "a-1", "cwd": a})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    assert!(hook.wait().unwrap().success());
     let out = engram(&home_a, &a, &["sync", "--import"]);
-    assert!(
-        out.starts_with("Imported 1 chunk(s)") && out.contains("1 already applied"),
-        "{out}"
-    );
+    assert_eq!(out.trim(), "Imported 0 chunk(s); 2 already applied");
     assert_eq!(titles(&home_a, &a, "Stripe"), ["Payments", "Refunds"]);
     assert_eq!(titles(&home_a, &a, "PDF worker"), ["Invoices"]);
     let st = json(&home_a, &a, &["sync", "--status"]);

@@ -22,17 +22,26 @@ fn origin(input: &Value, source: &str) -> Origin {
     }
 }
 
-/// Records the host session (its id is the engram session id the binding verifies).
+/// Records the host session (its id is the engram session id the binding verifies) and,
+/// as C's session start does, applies the chunks other machines synced into the
+/// repository's `.engram/` (`engram sync --import`) before the briefing is read.
 pub(super) fn register_session(
     home: &Home,
     config: engram_core::Config,
     input: &Value,
 ) -> anyhow::Result<()> {
-    let Some(id) = field(input, "session_id") else {
-        return Ok(());
-    };
     let mut store = Store::open(&home.db_path(), config)?;
-    store.session_start(id, &origin(input, "hook"), field(input, "cwd"))?;
+    if let Some(cwd) = field(input, "cwd") {
+        let folder = engram_store::git_sync::folder_for(std::path::Path::new(cwd));
+        if folder.join("manifest.json").is_file()
+            && let Err(e) = store.sync_import(&folder)
+        {
+            log(Some(home), "session-start", &format!("sync --import: {e}"));
+        }
+    }
+    if let Some(id) = field(input, "session_id") {
+        store.session_start(id, &origin(input, "hook"), field(input, "cwd"))?;
+    }
     Ok(())
 }
 
