@@ -170,7 +170,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Search(a) => seed_c_cli::search(a, caller_dir(cwd), json)?,
         Command::Save(a) => seed_c_cli::save(a, caller_dir(cwd), json)?,
         Command::Timeline(a) => seed_c_cli::timeline(a, json)?,
-        Command::Projects(c) => seed_c_cli::projects(c, json)?,
+        Command::Projects(c) => seed_c_cli::projects(c, caller_dir(cwd.clone()), json)?,
         Command::Conflicts(c) => seed_c_cli::conflicts(c, json)?,
         Command::Sync(a) => seed_c_cli::sync(a, caller_dir(cwd), json)?,
         Command::Tui => tui::run()?,

@@ -48,10 +48,22 @@ pub struct TimelineArgs {
 pub enum ProjectsCommand {
     /// Every project with its counts of observations, sessions and prompts.
     List,
+    /// Merge spellings of one project (case, separators: `my-app`, `My_App`) into the one
+    /// holding the most memories; this folder's project unless `--all`.
+    Consolidate {
+        #[arg(long)]
+        all: bool,
+        /// Print the merges; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum ConflictsCommand {
+    /// One relation (its judgment id, `rel-…`) with both memories.
+    Show { id: String },
+
     /// Relations awaiting a verdict (`--status judged` for the judged ones).
     List {
         #[arg(long)]
@@ -153,8 +165,10 @@ pub fn timeline(a: TimelineArgs, json_out: bool) -> anyhow::Result<()> {
     run("mem_timeline", v, None, json_out)
 }
 
-pub fn projects(c: ProjectsCommand, json_out: bool) -> anyhow::Result<()> {
-    let ProjectsCommand::List = c;
+pub fn projects(c: ProjectsCommand, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    if let ProjectsCommand::Consolidate { all, dry_run } = c {
+        return consolidate(all, dry_run, cwd, json_out);
+    }
     let store = crate::open::open_store()?;
     let rooms = store.rooms()?;
     if json_out {
@@ -170,13 +184,80 @@ pub fn projects(c: ProjectsCommand, json_out: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `projects consolidate`: the merges are `core::room::consolidation_plan`'s, applied by
+/// `Store::merge_rooms` (C's `mem_merge_projects`).
+fn consolidate(
+    all: bool,
+    dry_run: bool,
+    cwd: Option<PathBuf>,
+    json_out: bool,
+) -> anyhow::Result<()> {
+    let mut store = crate::open::open_store()?;
+    let rooms: Vec<(String, u64)> = store
+        .rooms()?
+        .into_iter()
+        .map(|r| (r.name, r.memories))
+        .collect();
+    let mut plan = engram_core::room::consolidation_plan(&rooms);
+    if !all {
+        let here = match &cwd {
+            Some(d) => engram_store::rooms::resolve(store.config(), None, Some(d))?.0,
+            None => anyhow::bail!("projects consolidate: no working directory (or pass --all)"),
+        };
+        let key = engram_core::room::variant_key(&here);
+        plan.retain(|(into, _)| engram_core::room::variant_key(into) == key);
+    }
+    let mut moved = Vec::new();
+    for (into, from) in &plan {
+        let n = if dry_run {
+            None
+        } else {
+            Some(store.merge_rooms(from, into)?)
+        };
+        moved.push(json!({ "into": into, "from": from, "moved": n }));
+    }
+    if !dry_run && !plan.is_empty() {
+        crate::vault_cli::sync(&mut store);
+    }
+    if json_out {
+        println!("{}", json!({ "dry_run": dry_run, "merges": moved }));
+    } else if plan.is_empty() {
+        println!("No project spellings to consolidate.");
+    } else {
+        for m in &moved {
+            let from: Vec<&str> = m["from"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            match m["moved"].as_u64() {
+                Some(n) => println!(
+                    "Merged {} into {} ({n} memories moved)",
+                    from.join(", "),
+                    m["into"].as_str().unwrap_or("")
+                ),
+                None => println!(
+                    "Would merge {} into {}",
+                    from.join(", "),
+                    m["into"].as_str().unwrap_or("")
+                ),
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn conflicts(c: ConflictsCommand, json_out: bool) -> anyhow::Result<()> {
-    let ConflictsCommand::List {
-        project,
-        status,
-        limit,
-    } = c;
     let store = crate::open::open_store()?;
+    let (project, status, limit) = match c {
+        ConflictsCommand::List {
+            project,
+            status,
+            limit,
+        } => (project, status, limit),
+        ConflictsCommand::Show { id } => return conflict_show(&store, &id, json_out),
+    };
     let js = store.judgments(project.as_deref(), Some(&status), limit)?;
     if json_out {
         println!("{}", json!(js));
@@ -322,6 +403,45 @@ pub fn sync(a: SyncArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result
         );
     } else {
         println!("Nothing new to sync in {}", folder.display());
+    }
+    Ok(())
+}
+
+fn conflict_show(store: &engram_store::Store, id: &str, json_out: bool) -> anyhow::Result<()> {
+    let j = store.judgment(id)?;
+    let title = |mid: i64| {
+        store
+            .show(&engram_core::memory::IdRef::Id(mid))
+            .map(|d| {
+                d.memory
+                    .title
+                    .unwrap_or(d.memory.content.chars().take(60).collect())
+            })
+            .unwrap_or_else(|_| "(deleted)".into())
+    };
+    let (a, b) = (title(j.src), title(j.dst));
+    if json_out {
+        println!(
+            "{}",
+            json!({ "relation": j, "source_title": a, "target_title": b })
+        );
+        return Ok(());
+    }
+    println!("{} ({})", j.judgment_id, j.status);
+    println!("  #{} {a}", j.src);
+    println!("  #{} {b}", j.dst);
+    println!("  relation: {}", j.relation.as_deref().unwrap_or("pending"));
+    if let Some(c) = j.confidence {
+        println!("  confidence: {c}");
+    }
+    for (k, v) in [
+        ("reason", &j.reason),
+        ("evidence", &j.evidence),
+        ("marked by", &j.actor),
+    ] {
+        if let Some(v) = v {
+            println!("  {k}: {v}");
+        }
     }
     Ok(())
 }
