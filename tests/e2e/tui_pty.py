@@ -70,7 +70,12 @@ class Screen:
 
     def csi(self, params: str, final: str):
         if params.startswith("?"):
-            return  # modes: alternate screen, cursor visibility
+            # Modes. Entering or leaving the alternate screen shows a blank one here (what
+            # was printed before it, say a progress bar on stderr, is not the TUI's).
+            if final in "hl" and "1049" in params.split(";")[0]:
+                self.clear(range(ROWS))
+                self.r = self.c = 0
+            return
         nums = [int(p) if p else 0 for p in params.split(";")] if params else []
         n = nums[0] if nums else 0
         if final in "Hf":
