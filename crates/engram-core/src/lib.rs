@@ -28,6 +28,7 @@ pub mod relevance;
 pub mod resolve;
 pub mod room;
 pub mod scoring;
+pub mod seed_c_hooks;
 pub mod subject;
 mod subject_cjk;
 pub mod task;

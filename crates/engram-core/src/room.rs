@@ -95,6 +95,60 @@ pub fn basename(path: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
+/// The name two spellings of one project share (seed C's `projects consolidate`): case,
+/// surrounding space and runs of separators (`-`, `_`, `.`, spaces) do not count.
+pub fn variant_key(room: &str) -> String {
+    let mut out = String::new();
+    let mut sep = false;
+    for c in room.trim().to_lowercase().chars() {
+        if matches!(c, '-' | '_' | '.') || c.is_whitespace() {
+            sep = true;
+        } else {
+            if sep && !out.is_empty() {
+                out.push('-');
+            }
+            sep = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The merges `projects consolidate` proposes: for each group of two or more rooms with
+/// one [`variant_key`], every room into the one holding the most memories (ties: the
+/// shorter, then the first name). Input: each room with its memory count; output:
+/// `(into, from)` pairs, sorted by `into`.
+pub fn consolidation_plan(rooms: &[(String, u64)]) -> Vec<(String, Vec<String>)> {
+    let mut groups: std::collections::BTreeMap<String, Vec<&(String, u64)>> = Default::default();
+    for r in rooms {
+        groups.entry(variant_key(&r.0)).or_default().push(r);
+    }
+    let mut plan: Vec<(String, Vec<String>)> = groups
+        .into_values()
+        .filter(|g| g.len() > 1)
+        .map(|g| {
+            let into = g
+                .iter()
+                .max_by(|a, b| {
+                    a.1.cmp(&b.1)
+                        .then(b.0.len().cmp(&a.0.len()))
+                        .then(b.0.cmp(&a.0))
+                })
+                .map(|r| r.0.clone())
+                .expect("a group has members");
+            let mut from: Vec<String> = g
+                .iter()
+                .map(|r| r.0.clone())
+                .filter(|n| *n != into)
+                .collect();
+            from.sort();
+            (into, from)
+        })
+        .collect();
+    plan.sort();
+    plan
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +208,25 @@ mod tests {
         );
         assert_eq!(repo_name_from_remote(""), None);
         assert_eq!(basename("/a/b/proj/"), Some("proj".into()));
+    }
+
+    #[test]
+    fn consolidation_groups_spelling_variants() {
+        assert_eq!(variant_key(" My__App "), "my-app");
+        assert_eq!(variant_key("my.app"), "my-app");
+        let rooms = [
+            ("my-app".to_string(), 5),
+            ("my_app".to_string(), 2),
+            ("my--app".to_string(), 1),
+            ("other".to_string(), 3),
+        ];
+        assert_eq!(
+            consolidation_plan(&rooms),
+            [(
+                "my-app".to_string(),
+                vec!["my--app".to_string(), "my_app".to_string()]
+            )]
+        );
+        assert!(consolidation_plan(&rooms[3..]).is_empty());
     }
 }

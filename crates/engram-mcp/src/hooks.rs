@@ -12,6 +12,12 @@
 //! | `user-prompt-submit` (`user-prompt`, `before-agent`) | UserPromptSubmit | UserPromptSubmit | BeforeAgent | proactive recall, nudge |
 //! | `session-end` | SessionEnd | – | SessionEnd | transcript → episode, once per session |
 //! | `pre-compact` (`pre-compress`) | PreCompact | PreCompact | PreCompress | latest exchange → episode |
+//! | `subagent-stop` | SubagentStop | SubagentStop | – | seed C's "Key Learnings" capture |
+//! | `pre-tool-use` (`codex-pre-tool-use`) | – | PreToolUse | – | seed C's session binding of `mem_*` writes |
+//!
+//! With `--tools compat-c` (what setup registers for a seed C user) the hooks also keep
+//! C's contracts (`seed_c.rs`): session start records the host session, the first prompt
+//! gets C's ToolSearch bootstrap and every prompt is saved, session end closes the session.
 
 use engram_core::hooks::{self as pure, SurfaceCandidate, SurfaceItem, SurfaceMode};
 use engram_store::settings::Home;
@@ -19,6 +25,8 @@ use engram_store::{Mode, RecallRequest, RememberRequest, Store};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+
+mod seed_c;
 
 /// Hook inputs larger than this are not read further (a prompt is at most a few MiB).
 const MAX_INPUT: u64 = 16 << 20;
@@ -35,6 +43,8 @@ pub enum Event {
     PreCompact,
     /// Seed C's passive capture of a subagent's "Key Learnings".
     SubagentStop,
+    /// Seed C's Codex session binding for `mem_*` calls.
+    PreToolUse,
 }
 
 impl Event {
@@ -50,6 +60,7 @@ impl Event {
             "sessionend" => Event::SessionEnd,
             "precompact" | "precompress" => Event::PreCompact,
             "subagentstop" => Event::SubagentStop,
+            "pretooluse" | "codexpretooluse" => Event::PreToolUse,
             _ => return None,
         })
     }
@@ -64,6 +75,7 @@ impl Event {
             (Event::PreCompact, Agent::Gemini) => "PreCompress",
             (Event::PreCompact, _) => "PreCompact",
             (Event::SubagentStop, _) => "SubagentStop",
+            (Event::PreToolUse, _) => "PreToolUse",
         }
     }
 }
@@ -73,6 +85,8 @@ pub enum Agent {
     Claude,
     Codex,
     Gemini,
+    /// OpenCode, through the plugin setup writes (which runs these hooks).
+    OpenCode,
 }
 
 impl Agent {
@@ -80,6 +94,7 @@ impl Agent {
         match raw.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             Some("codex") => Agent::Codex,
             Some("gemini") | Some("gemini-cli") => Agent::Gemini,
+            Some("opencode") => Agent::OpenCode,
             _ => Agent::Claude,
         }
     }
@@ -88,12 +103,21 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::OpenCode => "opencode",
         }
     }
 }
 
-/// Runs a hook. Never fails: every problem is logged and the process exits 0.
-pub fn run(event: &str, agent: Option<&str>) {
+/// What a hook prints: context for the model, or (PreToolUse) a decision of its own shape.
+enum Output {
+    Context(String),
+    Specific(Value),
+}
+
+/// Runs a hook. Never fails: every problem is logged and the process exits 0. `tools` is
+/// the MCP profile the client calls (`compat-c`: seed C's hook contracts too).
+pub fn run(event: &str, agent: Option<&str>, tools: Option<&str>) {
+    let seed_c = tools.is_some_and(|t| t.trim().eq_ignore_ascii_case("compat-c"));
     let home = crate::environment::home().ok();
     let mut raw = Vec::new();
     let _ = std::io::stdin().take(MAX_INPUT).read_to_end(&mut raw);
@@ -106,13 +130,15 @@ pub fn run(event: &str, agent: Option<&str>) {
         );
         return;
     };
-    let out = std::panic::catch_unwind(|| handle(home.as_ref(), ev, agent, &raw));
+    let out = std::panic::catch_unwind(|| handle(home.as_ref(), ev, agent, seed_c, &raw));
     match out {
-        Ok(Ok(Some(context))) => {
-            let v = json!({ "hookSpecificOutput": {
-                "hookEventName": ev.client_name(agent),
-                "additionalContext": context,
-            }});
+        Ok(Ok(Some(output))) => {
+            let mut specific = match output {
+                Output::Context(context) => json!({ "additionalContext": context }),
+                Output::Specific(v) => v,
+            };
+            specific["hookEventName"] = json!(ev.client_name(agent));
+            let v = json!({ "hookSpecificOutput": specific });
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "{v}");
             let _ = stdout.flush();
@@ -159,8 +185,9 @@ fn handle(
     home: Option<&Home>,
     ev: Event,
     agent: Agent,
+    seed_c: bool,
     raw: &[u8],
-) -> anyhow::Result<Option<String>> {
+) -> anyhow::Result<Option<Output>> {
     let home = home.ok_or_else(|| anyhow::anyhow!("neither ENGRAM_HOME nor HOME is set"))?;
     let text = match std::str::from_utf8(raw) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
@@ -182,13 +209,43 @@ fn handle(
         anyhow::bail!("stdin is JSON but not an object");
     }
     let config = crate::environment::load_config(home)?;
-    match ev {
-        Event::SessionStart => session_start(home, config, &input),
-        Event::UserPrompt => user_prompt(home, config, &input),
-        Event::SessionEnd => session_end(home, config, agent, &input).map(|_| None),
-        Event::PreCompact => pre_compact(home, config, agent, &input).map(|_| None),
-        Event::SubagentStop => subagent_stop(home, config, &input).map(|_| None),
-    }
+    let context = match ev {
+        Event::SessionStart => {
+            if seed_c {
+                seed_c::register_session(home, config.clone(), &input)?;
+            }
+            session_start(home, config, &input)?
+        }
+        Event::UserPrompt => {
+            let bootstrap = if seed_c {
+                seed_c::prompt(home, config.clone(), agent, &input)?
+            } else {
+                None
+            };
+            let recalled = user_prompt(home, config, &input)?;
+            match (bootstrap, recalled) {
+                (Some(b), Some(r)) => Some(format!("{b}\n\n{r}")),
+                (b, r) => b.or(r),
+            }
+        }
+        Event::SessionEnd => {
+            if seed_c {
+                seed_c::end_session(home, config.clone(), &input)?;
+            }
+            session_end(home, config, agent, &input)?;
+            None
+        }
+        Event::PreCompact => {
+            pre_compact(home, config, agent, &input)?;
+            None
+        }
+        Event::SubagentStop => {
+            subagent_stop(home, config, &input)?;
+            None
+        }
+        Event::PreToolUse => return seed_c::pre_tool_use(home, config, &input),
+    };
+    Ok(context.map(Output::Context))
 }
 
 fn cwd_of(input: &Value) -> Option<PathBuf> {

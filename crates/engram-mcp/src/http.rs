@@ -304,9 +304,31 @@ pub async fn serve_then(
             t.chars().count()
         );
     }
+    let app = router(shared.clone(), token, addr.ip().is_loopback());
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
+    eprintln!(
+        "engram: MCP over HTTP at http://{bound}/mcp ({} tools)",
+        shared.tool_names().len()
+    );
+    eprintln!("engram: web UI at http://{bound}/ui/");
+    on_ready(bound);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+/// The whole HTTP app (MCP at `/mcp`, the web surfaces, the body limit, the token layer),
+/// for any listener: a TCP address (`loopback` when it is one) or seed C's Unix socket.
+pub(crate) fn router(shared: Arc<Shared>, token: Option<String>, loopback: bool) -> axum::Router {
     let mut config =
         StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_BODY_BYTES);
-    if !addr.ip().is_loopback() {
+    if !loopback {
         // The token guards the server; accept whatever host name clients use for it.
         config = config.disable_allowed_hosts();
     }
@@ -330,34 +352,18 @@ pub async fn serve_then(
             Auth {
                 token: token.map(Arc::new),
                 shared: shared.clone(),
-                team: Arc::new(std::sync::atomic::AtomicBool::new(team)),
+                team: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             },
             require_token,
         ));
     // On loopback the address is the guard, and DNS rebinding (a hostile page whose own
     // name resolves to 127.0.0.1) would get past it: every route, not only `/mcp` (rmcp
     // checks that one itself), answers only requests addressed to a loopback name.
-    let app = if addr.ip().is_loopback() {
+    if loopback {
         app.layer(middleware::from_fn(loopback_host_only))
     } else {
         app
-    };
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
-    let bound = listener.local_addr()?;
-    eprintln!(
-        "engram: MCP over HTTP at http://{bound}/mcp ({} tools)",
-        shared.tool_names().len()
-    );
-    eprintln!("engram: web UI at http://{bound}/ui/");
-    on_ready(bound);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
-    Ok(())
+    }
 }
 
 /// Whether a `Host` header names this machine's loopback (`localhost`, `127.x.x.x`, `[::1]`,

@@ -4,7 +4,8 @@
 //! here, so that every surface shares one adapter layer and none of them decides anything:
 //!
 //! - [`server`]: [`Shared`] (one store, its model, its lock, per process) and
-//!   [`EngramServer`], the rmcp `ServerHandler`; [`stdio`] and [`http`] are the transports.
+//!   [`EngramServer`], the rmcp `ServerHandler`; [`stdio`] and [`http`] are the transports
+//!   ([`unix_socket`]: the HTTP app on seed C's `ENGRAM_SOCKET`).
 //! - [`tools`]: the tool registry and profile selection; [`native`], [`admin`],
 //!   [`compat_a`] (with [`compat_a_tasks`]), [`compat_c`] are the profiles' tools, each a thin adapter over one
 //!   `engram_store::Store` method.
@@ -46,6 +47,7 @@ pub mod perf;
 pub mod server;
 pub mod stdio;
 pub mod tools;
+pub mod unix_socket;
 pub mod web;
 
 pub use server::{EngramServer, INSTRUCTIONS, ModelState, Opener, Shared};

@@ -39,7 +39,7 @@ pub use engine::tasks;
 pub use error::{Error, Result};
 // The file modules keep the paths they had before `files/` gathered them.
 pub use embedding::EmbeddingStatus;
-pub use files::{backup, frontmatter, fsutil, importers, settings, transfer, vault};
+pub use files::{backup, frontmatter, fsutil, git_sync, importers, settings, transfer, vault};
 pub use hub::{
     Briefing, ContextRequest, EngineeringStats, FailureRequest, HandoffRequest, Origin, Outcome,
     ProgressRequest, SessionInfo, SessionOutcome,

@@ -81,6 +81,11 @@ pub enum Command {
     /// Seed C's conflicts (`list`): relations awaiting a verdict.
     #[command(subcommand)]
     Conflicts(crate::seed_c_cli::ConflictsCommand),
+    /// Seed C's git-chunk sync: write new memories as a chunk in `.engram/` (or `--import`
+    /// the chunks other machines wrote, or `--status`).
+    Sync(crate::seed_c_cli::SyncArgs),
+    /// A terminal UI (seed C's `tui`): browse, search, open a memory, its history and links.
+    Tui,
     /// Write `.engram/config.json` naming this folder's project (seed C's `init`).
     Init(crate::seed_c_cli::InitArgs),
     /// Print engram's version.
@@ -144,11 +149,16 @@ pub struct SetupArgs {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// session-start, user-prompt-submit, session-end, pre-compact (client spellings work too).
+    /// session-start, user-prompt-submit, session-end, pre-compact, subagent-stop,
+    /// pre-tool-use (client spellings work too, and C's `codex-pre-tool-use`).
     pub event: String,
-    /// The client running the hook: claude (default), codex, gemini.
+    /// The client running the hook: claude (default), codex, gemini, opencode.
     #[arg(long)]
     pub agent: Option<String>,
+    /// The MCP profile the agent calls; `compat-c` keeps seed C's hook contracts too
+    /// (session records, prompts saved, the ToolSearch bootstrap, Codex session binding).
+    #[arg(long)]
+    pub tools: Option<String>,
 }
 
 #[derive(Args, Debug)]

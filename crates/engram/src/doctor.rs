@@ -438,6 +438,8 @@ fn mcp_row(rows: &mut Vec<Row>, c: Client, mcp_path: &Path, text: Option<&str>) 
                 .map(str::to_string)),
             Err(e) => Err(format!("{} does not parse: {e}", mcp_path.display())),
         },
+        Client::OpenCode => crate::setup::opencode::registered_command(text)
+            .map_err(|e| format!("{}: {e:#}", mcp_path.display())),
         _ => match edit::parse_json(text) {
             Ok(doc) => Ok(doc
                 .get("mcpServers")

@@ -23,6 +23,7 @@ mod serve;
 mod setup;
 mod stress;
 mod team_cli;
+mod tui;
 mod vault_cli;
 
 use clap::Parser;
@@ -75,7 +76,7 @@ fn main() -> ExitCode {
     // Hooks always exit 0, whatever happens; doctor and setup choose their own exit code.
     match &cli.command {
         Some(Command::Hook(a)) => {
-            engram_mcp::hooks::run(&a.event, a.agent.as_deref());
+            engram_mcp::hooks::run(&a.event, a.agent.as_deref(), a.tools.as_deref());
             return ExitCode::SUCCESS;
         }
         Some(Command::Doctor) => {
@@ -178,8 +179,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Search(a) => seed_c_cli::search(a, caller_dir(cwd), json)?,
         Command::Save(a) => seed_c_cli::save(a, caller_dir(cwd), json)?,
         Command::Timeline(a) => seed_c_cli::timeline(a, json)?,
-        Command::Projects(c) => seed_c_cli::projects(c, json)?,
+        Command::Projects(c) => seed_c_cli::projects(c, caller_dir(cwd.clone()), json)?,
         Command::Conflicts(c) => seed_c_cli::conflicts(c, json)?,
+        Command::Sync(a) => seed_c_cli::sync(a, caller_dir(cwd), json)?,
+        Command::Tui => tui::run()?,
         Command::Init(a) => {
             let dir =
                 caller_dir(cwd).ok_or_else(|| anyhow::anyhow!("init: no working directory"))?;

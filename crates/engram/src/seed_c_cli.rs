@@ -48,10 +48,22 @@ pub struct TimelineArgs {
 pub enum ProjectsCommand {
     /// Every project with its counts of observations, sessions and prompts.
     List,
+    /// Merge spellings of one project (case, separators: `my-app`, `My_App`) into the one
+    /// holding the most memories; this folder's project unless `--all`.
+    Consolidate {
+        #[arg(long)]
+        all: bool,
+        /// Print the merges; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum ConflictsCommand {
+    /// One relation (its judgment id, `rel-…`) with both memories.
+    Show { id: String },
+
     /// Relations awaiting a verdict (`--status judged` for the judged ones).
     List {
         #[arg(long)]
@@ -153,8 +165,10 @@ pub fn timeline(a: TimelineArgs, json_out: bool) -> anyhow::Result<()> {
     run("mem_timeline", v, None, json_out)
 }
 
-pub fn projects(c: ProjectsCommand, json_out: bool) -> anyhow::Result<()> {
-    let ProjectsCommand::List = c;
+pub fn projects(c: ProjectsCommand, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    if let ProjectsCommand::Consolidate { all, dry_run } = c {
+        return consolidate(all, dry_run, cwd, json_out);
+    }
     let store = crate::open::open_store()?;
     let rooms = store.rooms()?;
     if json_out {
@@ -170,13 +184,80 @@ pub fn projects(c: ProjectsCommand, json_out: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `projects consolidate`: the merges are `core::room::consolidation_plan`'s, applied by
+/// `Store::merge_rooms` (C's `mem_merge_projects`).
+fn consolidate(
+    all: bool,
+    dry_run: bool,
+    cwd: Option<PathBuf>,
+    json_out: bool,
+) -> anyhow::Result<()> {
+    let mut store = crate::open::open_store()?;
+    let rooms: Vec<(String, u64)> = store
+        .rooms()?
+        .into_iter()
+        .map(|r| (r.name, r.memories))
+        .collect();
+    let mut plan = engram_core::room::consolidation_plan(&rooms);
+    if !all {
+        let here = match &cwd {
+            Some(d) => engram_store::rooms::resolve(store.config(), None, Some(d))?.0,
+            None => anyhow::bail!("projects consolidate: no working directory (or pass --all)"),
+        };
+        let key = engram_core::room::variant_key(&here);
+        plan.retain(|(into, _)| engram_core::room::variant_key(into) == key);
+    }
+    let mut moved = Vec::new();
+    for (into, from) in &plan {
+        let n = if dry_run {
+            None
+        } else {
+            Some(store.merge_rooms(from, into)?)
+        };
+        moved.push(json!({ "into": into, "from": from, "moved": n }));
+    }
+    if !dry_run && !plan.is_empty() {
+        crate::vault_cli::sync(&mut store);
+    }
+    if json_out {
+        println!("{}", json!({ "dry_run": dry_run, "merges": moved }));
+    } else if plan.is_empty() {
+        println!("No project spellings to consolidate.");
+    } else {
+        for m in &moved {
+            let from: Vec<&str> = m["from"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            match m["moved"].as_u64() {
+                Some(n) => println!(
+                    "Merged {} into {} ({n} memories moved)",
+                    from.join(", "),
+                    m["into"].as_str().unwrap_or("")
+                ),
+                None => println!(
+                    "Would merge {} into {}",
+                    from.join(", "),
+                    m["into"].as_str().unwrap_or("")
+                ),
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn conflicts(c: ConflictsCommand, json_out: bool) -> anyhow::Result<()> {
-    let ConflictsCommand::List {
-        project,
-        status,
-        limit,
-    } = c;
     let store = crate::open::open_store()?;
+    let (project, status, limit) = match c {
+        ConflictsCommand::List {
+            project,
+            status,
+            limit,
+        } => (project, status, limit),
+        ConflictsCommand::Show { id } => return conflict_show(&store, &id, json_out),
+    };
     let js = store.judgments(project.as_deref(), Some(&status), limit)?;
     if json_out {
         println!("{}", json!(js));
@@ -216,5 +297,151 @@ pub fn init(a: InitArgs, dir: &Path) -> anyhow::Result<()> {
     let body = serde_json::to_string_pretty(&json!({ "project_name": room }))?;
     engram_store::fsutil::write_atomic(&path, format!("{body}\n").as_bytes())?;
     println!("Project {room:?} initialised in {}", path.display());
+    Ok(())
+}
+
+#[derive(Args, Debug)]
+pub struct SyncArgs {
+    /// Apply the chunks of the folder's manifest this store has not applied yet.
+    #[arg(long, conflicts_with = "status")]
+    pub import: bool,
+    /// Show the sync state: chunks in the folder, pending here, memories not yet in one.
+    #[arg(long)]
+    pub status: bool,
+    /// Every project (default: the current folder's project).
+    #[arg(long, conflicts_with = "project")]
+    pub all: bool,
+    /// One project.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// The sync folder (default: `.engram` at the root of the current git repository,
+    /// else of the current folder), as C keeps it.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// `engram sync`: seed C's git-chunk sync (`engram_store::git_sync` owns the format).
+pub fn sync(a: SyncArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    let here = cwd.ok_or_else(|| anyhow::anyhow!("sync: no working directory"))?;
+    let folder = a
+        .dir
+        .clone()
+        .unwrap_or_else(|| engram_store::git_sync::folder_for(&here));
+    let mut store = crate::open::open_store()?;
+    let room = match (&a.project, a.all) {
+        (_, true) => None,
+        (Some(p), false) => Some(engram_core::room::normalize_room(p)?),
+        (None, false) => Some(engram_store::rooms::resolve(store.config(), None, Some(&here))?.0),
+    };
+    if a.status {
+        let s = store.sync_status(Some(&folder), room.as_deref())?;
+        if json_out {
+            println!("{}", json!(s));
+            return Ok(());
+        }
+        println!("Sync folder: {}", folder.display());
+        if !s.manifest {
+            println!("No manifest yet (`engram sync` writes the first chunk).");
+        }
+        println!(
+            "Chunks: {} in the manifest, {} pending import here{}",
+            s.chunks,
+            s.pending.len(),
+            if s.pending.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", s.pending.join(", "))
+            }
+        );
+        let scope = room.as_deref().unwrap_or("all projects");
+        println!("Memories not yet in a chunk: {} ({scope})", s.unexported);
+        return Ok(());
+    }
+    if a.import {
+        let r = store.sync_import(&folder)?;
+        crate::vault_cli::sync(&mut store);
+        if json_out {
+            println!("{}", json!(r));
+            return Ok(());
+        }
+        for w in &r.warnings {
+            eprintln!("warning: {w}");
+        }
+        let created: Vec<String> = r.created.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        println!(
+            "Imported {} chunk(s){}{}; {} already applied",
+            r.imported.len(),
+            if r.imported.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.imported.join(", "))
+            },
+            if created.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", created.join(", "))
+            },
+            r.already
+        );
+        return Ok(());
+    }
+    let by = std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "engram".into());
+    let r = store.sync_export(&folder, room.as_deref(), &by)?;
+    if json_out {
+        println!("{}", json!(r));
+    } else if let Some(c) = &r.chunk {
+        println!(
+            "Chunk {} written to {}: {} observations, {} sessions, {} prompts",
+            c.id,
+            folder.display(),
+            c.memories,
+            c.sessions,
+            c.prompts
+        );
+    } else {
+        println!("Nothing new to sync in {}", folder.display());
+    }
+    Ok(())
+}
+
+fn conflict_show(store: &engram_store::Store, id: &str, json_out: bool) -> anyhow::Result<()> {
+    let j = store.judgment(id)?;
+    let title = |mid: i64| {
+        store
+            .show(&engram_core::memory::IdRef::Id(mid))
+            .map(|d| {
+                d.memory
+                    .title
+                    .unwrap_or(d.memory.content.chars().take(60).collect())
+            })
+            .unwrap_or_else(|_| "(deleted)".into())
+    };
+    let (a, b) = (title(j.src), title(j.dst));
+    if json_out {
+        println!(
+            "{}",
+            json!({ "relation": j, "source_title": a, "target_title": b })
+        );
+        return Ok(());
+    }
+    println!("{} ({})", j.judgment_id, j.status);
+    println!("  #{} {a}", j.src);
+    println!("  #{} {b}", j.dst);
+    println!("  relation: {}", j.relation.as_deref().unwrap_or("pending"));
+    if let Some(c) = j.confidence {
+        println!("  confidence: {c}");
+    }
+    for (k, v) in [
+        ("reason", &j.reason),
+        ("evidence", &j.evidence),
+        ("marked by", &j.actor),
+    ] {
+        if let Some(v) = v {
+            println!("  {k}: {v}");
+        }
+    }
     Ok(())
 }

@@ -46,7 +46,8 @@ fn doctor_report() -> serde_json::Value {
     serde_json::json!({ "ok": ok, "status": if ok { "ok" } else { "error" }, "rows": rows })
 }
 
-/// `engram serve`: the address from `--addr`, else `ENGRAM_PORT`, else the default.
+/// `engram serve`: the address from `--addr`, else `ENGRAM_PORT`, else the default; or,
+/// with seed C's `ENGRAM_SOCKET` set (and no address given), that Unix socket.
 pub fn serve(a: crate::cli::ServeArgs) -> anyhow::Result<()> {
     let port = std::env::var("ENGRAM_PORT").ok();
     let addr = crate::cli::serve_addr(a.addr.as_deref(), port.as_deref())
@@ -59,7 +60,20 @@ pub fn serve(a: crate::cli::ServeArgs) -> anyhow::Result<()> {
             bare_profile(&load_config(&home)?.tools, &home)
         }
     };
-    run_server(tools, a.room.or_else(env_project), Some(addr), None)
+    let socket = std::env::var_os("ENGRAM_SOCKET").filter(|s| !s.is_empty() && a.addr.is_none());
+    let listen = match socket {
+        Some(path) => Listen::Unix(path.into()),
+        None => Listen::Tcp(addr),
+    };
+    run(tools, a.room.or_else(env_project), listen, None)
+}
+
+/// Where a server listens.
+enum Listen {
+    Stdio,
+    Tcp(std::net::SocketAddr),
+    /// Seed C's `ENGRAM_SOCKET`.
+    Unix(std::path::PathBuf),
 }
 
 /// Starts the model loader: `initialize` and the first calls never wait for it.
@@ -89,6 +103,15 @@ pub fn run_server(
     http: Option<std::net::SocketAddr>,
     ui: Option<bool>,
 ) -> anyhow::Result<()> {
+    run(profile, room, http.map_or(Listen::Stdio, Listen::Tcp), ui)
+}
+
+fn run(
+    profile: String,
+    room: Option<String>,
+    listen: Listen,
+    ui: Option<bool>,
+) -> anyhow::Result<()> {
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("ENGRAM_LOG").unwrap_or_else(|_| "warn".into());
     let _ = tracing_subscriber::fmt()
@@ -108,7 +131,7 @@ pub fn run_server(
         let shared = shared.clone();
         std::thread::spawn(move || shared.maintenance_loop(std::time::Duration::from_secs(30)));
     }
-    if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+    if matches!(listen, Listen::Stdio) && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         eprintln!(
             "engram: MCP server on stdio ({} tools), waiting for a client. Register `engram mcp` with your agent (see README); Ctrl-D quits.",
             shared.tool_names().len()
@@ -119,9 +142,10 @@ pub fn run_server(
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        match http {
-            None => engram_mcp::stdio::serve(shared).await,
-            Some(addr) => {
+        match listen {
+            Listen::Stdio => engram_mcp::stdio::serve(shared).await,
+            Listen::Unix(path) => engram_mcp::unix_socket::serve(shared, &path, Some(token)).await,
+            Listen::Tcp(addr) => {
                 engram_mcp::http::serve_then(shared, addr, Some(token), |bound| {
                     if let Some(open) = ui {
                         announce_ui(bound, open)

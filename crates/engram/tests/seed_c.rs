@@ -622,3 +622,42 @@ fn a_quiet_open_session_gets_cs_save_nudge() {
     );
     assert!(!text(&r).contains("No mem_save calls"), "{r}");
 }
+
+#[test]
+fn projects_consolidate_merges_spellings_of_one_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    for (room, text) in [
+        ("my-app", "The app ships weekly on Tuesdays"),
+        ("my-app", "The app logs to stderr in JSON"),
+        ("my_app", "The app's cache lives in Redis"),
+        ("my__app", "The app's queue is SQS"),
+        ("other", "Other things live here"),
+    ] {
+        engram_in(&home, dir.path(), &["remember", text, "--room", room]);
+    }
+    let out = engram_in(
+        &home,
+        dir.path(),
+        &["projects", "consolidate", "--all", "--dry-run"],
+    );
+    assert_eq!(out.trim(), "Would merge my__app, my_app into my-app");
+    let out = engram_in(&home, dir.path(), &["projects", "consolidate", "--all"]);
+    assert_eq!(
+        out.trim(),
+        "Merged my__app, my_app into my-app (2 memories moved)"
+    );
+    let out = engram_in(&home, dir.path(), &["projects", "list"]);
+    assert!(out.contains("my-app\t4 observations"), "{out}");
+    assert!(!out.contains("my_app") && out.contains("other\t1"), "{out}");
+    let out = engram_in(&home, dir.path(), &["projects", "consolidate", "--all"]);
+    assert_eq!(out.trim(), "No project spellings to consolidate.");
+    // An unknown relation is a caller's error naming the field.
+    let out = command(&home)
+        .args(["conflicts", "show", "rel-0000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("judgment_id"));
+}

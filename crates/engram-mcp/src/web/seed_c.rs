@@ -57,6 +57,7 @@ pub fn routes(shared: Arc<Shared>) -> Router {
         .route("/review", get(review))
         .route("/review/mark_reviewed", post(mark_reviewed))
         .route("/conflicts", get(conflicts))
+        .route("/sync/status", get(sync_status))
         .with_state(shared)
 }
 
@@ -431,6 +432,27 @@ async fn conflicts(State(s): S, Query(p): Params) -> Response {
             .store
             .judgments(project_of(&p).as_deref(), Some(status), limit)?;
         Ok(json!(js))
+    })
+    .await
+}
+
+/// `GET /sync/status`: the store's git-chunk sync state (`engram sync`); with `dir` (the
+/// sync folder) or `cwd` (a working directory, whose repository's `.engram` is used), also
+/// that folder's chunks, those pending here and the memories no chunk holds yet (of
+/// `project`, else every project).
+async fn sync_status(State(s): S, Query(p): Params) -> Response {
+    run(s, true, move |ctx| {
+        let folder = match (p.get("dir"), p.get("cwd")) {
+            (Some(d), _) if !d.is_empty() => Some(std::path::PathBuf::from(d)),
+            (_, Some(c)) if !c.is_empty() => {
+                Some(engram_store::git_sync::folder_for(std::path::Path::new(c)))
+            }
+            _ => None,
+        };
+        let status = ctx
+            .store
+            .sync_status(folder.as_deref(), project_of(&p).as_deref())?;
+        Ok(json!(status))
     })
     .await
 }

@@ -108,6 +108,7 @@ mod tests {
             "parts.rs",
             "rooms.rs",
             "files/backup.rs",
+            "files/git_sync.rs",
         ] {
             files.push((src.join(f), true));
         }

@@ -33,6 +33,8 @@ pub const NON_SETTING_VARS: &[&str] = &[
     "ENGRAM_PORT",
     "ENGRAM_PROJECT",
     "ENGRAM_DATA_DIR",
+    // Seed C's Unix socket for `serve`.
+    "ENGRAM_SOCKET",
 ];
 
 /// Loads the configuration: defaults, then the file (if present), then `ENGRAM_*` variables

@@ -80,9 +80,11 @@ pub fn mcp_json(doc: &mut Map<String, Value>, entry: Value, remove: bool) -> any
     Ok(())
 }
 
-/// One hook to register: the client's event name and the handler object.
+/// One hook to register: the client's event name, the tool matcher its group needs (seed
+/// C's Codex `PreToolUse` runs only for `mem_*` calls) and the handler object.
 pub struct HookSpec {
     pub event: &'static str,
+    pub matcher: Option<&'static str>,
     pub handler: Value,
 }
 
@@ -136,7 +138,10 @@ pub fn hooks_json(
         }
         groups.retain(|g| !g.is_null());
         if !placed {
-            groups.push(json!({ "hooks": [spec.handler.clone()] }));
+            groups.push(match spec.matcher {
+                Some(m) => json!({ "matcher": m, "hooks": [spec.handler.clone()] }),
+                None => json!({ "hooks": [spec.handler.clone()] }),
+            });
         }
         if groups.is_empty() {
             hooks.remove(spec.event);
@@ -397,6 +402,7 @@ mod tests {
         ))
         .unwrap();
         let spec = [HookSpec {
+            matcher: None,
             event: "UserPromptSubmit",
             handler: json!({"type":"command","command":"\"/new/engram\" hook user-prompt-submit --agent claude"}),
         }];

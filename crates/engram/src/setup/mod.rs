@@ -9,6 +9,7 @@
 //! error) and left untouched; the other files are still processed.
 
 pub mod edit;
+pub mod opencode;
 
 use anyhow::Context;
 use edit::HookSpec;
@@ -32,13 +33,16 @@ pub enum Client {
     Codex,
     Gemini,
     Cursor,
+    /// OpenCode: its `opencode.json(c)` and a plugin file that runs engram's hooks.
+    OpenCode,
 }
 
-pub const ALL: [Client; 4] = [
+pub const ALL: [Client; 5] = [
     Client::Claude,
     Client::Codex,
     Client::Gemini,
     Client::Cursor,
+    Client::OpenCode,
 ];
 
 impl Client {
@@ -48,6 +52,7 @@ impl Client {
             Client::Codex => "codex",
             Client::Gemini => "gemini",
             Client::Cursor => "cursor",
+            Client::OpenCode => "opencode",
         }
     }
 
@@ -57,7 +62,10 @@ impl Client {
             "codex" => Client::Codex,
             "gemini" | "gemini-cli" => Client::Gemini,
             "cursor" => Client::Cursor,
-            other => anyhow::bail!("unknown agent {other:?}; known: claude, codex, gemini, cursor"),
+            "opencode" | "open-code" => Client::OpenCode,
+            other => anyhow::bail!(
+                "unknown agent {other:?}; known: claude, codex, gemini, cursor, opencode"
+            ),
         })
     }
 
@@ -68,6 +76,7 @@ impl Client {
             Client::Codex => home.join(".codex"),
             Client::Gemini => home.join(".gemini"),
             Client::Cursor => home.join(".cursor"),
+            Client::OpenCode => opencode::config_dir(home),
         }
     }
 
@@ -77,6 +86,7 @@ impl Client {
             Client::Codex => "codex",
             Client::Gemini => "gemini",
             Client::Cursor => "cursor",
+            Client::OpenCode => "opencode",
         }
     }
 
@@ -95,6 +105,7 @@ impl Client {
             Client::Codex => home.join(".codex").join("config.toml"),
             Client::Gemini => home.join(".gemini").join("settings.json"),
             Client::Cursor => home.join(".cursor").join("mcp.json"),
+            Client::OpenCode => opencode::config_file(home),
         }
     }
 
@@ -104,7 +115,7 @@ impl Client {
             Client::Claude => Some(home.join(".claude").join("settings.json")),
             Client::Codex => Some(home.join(".codex").join("hooks.json")),
             Client::Gemini => Some(home.join(".gemini").join("settings.json")),
-            Client::Cursor => None,
+            Client::Cursor | Client::OpenCode => None,
         }
     }
 
@@ -114,6 +125,7 @@ impl Client {
             Client::Claude => Some(home.join(".claude").join("CLAUDE.md")),
             Client::Codex => Some(home.join(".codex").join("AGENTS.md")),
             Client::Gemini => Some(home.join(".gemini").join("GEMINI.md")),
+            Client::OpenCode => Some(opencode::config_dir(home).join("AGENTS.md")),
             Client::Cursor => None,
         }
     }
@@ -139,28 +151,46 @@ impl Client {
                 ("PreCompress", "pre-compact", 60),
                 ("SessionEnd", "session-end", 180),
             ],
-            Client::Cursor => &[],
+            // OpenCode's hooks are its plugin's, which runs engram's (`opencode.rs`).
+            Client::Cursor | Client::OpenCode => &[],
         }
     }
 
-    pub fn hook_command(self, exe: &str, event: &str) -> String {
-        format!("\"{exe}\" hook {event} --agent {}", self.name())
+    /// The command a hook runs; a seed C user's hooks keep C's contracts too
+    /// (`--tools compat-c`: session records, prompts, the bootstrap, Codex's binding).
+    pub fn hook_command(self, exe: &str, event: &str, seed_c: bool) -> String {
+        let tools = if seed_c { " --tools compat-c" } else { "" };
+        format!("\"{exe}\" hook {event} --agent {}{tools}", self.name())
     }
 
-    /// The hooks to register; with seed C's protocol in use, also C's SubagentStop
-    /// capture (Claude Code and Codex have the event).
+    /// Seed C's hooks beyond engram's own (C's plugins register them): SubagentStop's
+    /// capture (Claude Code and Codex), and for Codex the `PreToolUse` binding of `mem_*`
+    /// calls (with C's matcher) and SessionEnd.
+    fn seed_c_hook_events(self) -> &'static [(&'static str, &'static str, u64)] {
+        match self {
+            Client::Claude => &[("SubagentStop", "subagent-stop", 30)],
+            Client::Codex => &[
+                ("SubagentStop", "subagent-stop", 30),
+                ("PreToolUse", "codex-pre-tool-use", 10),
+                ("SessionEnd", "session-end", 30),
+            ],
+            _ => &[],
+        }
+    }
+
+    /// The hooks to register; with seed C's protocol in use, C's hooks too. `--remove`
+    /// passes `seed_c` so that every hook engram may have added goes.
     fn hook_specs(self, exe: &str, seed_c: bool) -> Vec<HookSpec> {
-        let extra: &[(&'static str, &'static str, u64)] =
-            if seed_c && matches!(self, Client::Claude | Client::Codex) {
-                &[("SubagentStop", "subagent-stop", 30)]
-            } else {
-                &[]
-            };
+        let extra = if seed_c {
+            self.seed_c_hook_events()
+        } else {
+            &[]
+        };
         self.hook_events()
             .iter()
             .chain(extra)
             .map(|(client_event, event, secs)| {
-                let command = self.hook_command(exe, event);
+                let command = self.hook_command(exe, event, seed_c);
                 let handler = match self {
                     // Gemini CLI counts timeouts in milliseconds and names its hooks.
                     Client::Gemini => json!({
@@ -171,6 +201,8 @@ impl Client {
                 };
                 HookSpec {
                     event: client_event,
+                    matcher: (*client_event == "PreToolUse")
+                        .then_some(engram_core::seed_c_hooks::CODEX_PRE_TOOL_USE_MATCHER),
                     handler,
                 }
             })
@@ -183,6 +215,7 @@ impl Client {
             Client::Claude => {
                 json!({ "type": "stdio", "command": exe, "args": args, "env": {} })
             }
+            Client::OpenCode => opencode::mcp_entry(exe, mcp_args(seed)),
             _ => json!({ "command": exe, "args": args }),
         }
     }
@@ -439,6 +472,15 @@ pub fn plan(
                     }),
                 );
             }
+            Client::OpenCode => opencode::plan(
+                &mut changes,
+                &mut refusals,
+                home,
+                exe,
+                (entry, seed_c.is_some()),
+                remove,
+                &profile_note,
+            ),
             _ => plan_file(
                 &mut changes,
                 &mut refusals,

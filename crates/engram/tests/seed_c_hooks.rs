@@ -1,0 +1,347 @@
+//! Seed C's hooks and setup through the built binary: the Codex `PreToolUse` session
+//! binding of `mem_*` calls, the first-prompt ToolSearch bootstrap, Codex SessionEnd, and
+//! OpenCode's setup (`--dry-run` and `--remove` symmetric).
+
+mod support;
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+use support::command;
+
+/// Runs `engram hook <args>` with `input` on stdin; the parsed stdout line, if any.
+fn hook(home: &Path, args: &[&str], input: Value) -> Option<Value> {
+    let mut child = command(home)
+        .arg("hook")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "a hook always exits 0");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().count() <= 1, "at most one line: {text}");
+    (!text.trim().is_empty()).then(|| serde_json::from_str(text.trim()).expect("JSON"))
+}
+
+fn session_row(home: &Path, id: &str) -> Option<(String, Option<String>)> {
+    let db = rusqlite::Connection::open(home.join("engram.db")).unwrap();
+    db.query_row(
+        "SELECT room, ended_at FROM sessions WHERE id = ?1",
+        [id],
+        |r| {
+            Ok((
+                r.get(0)?,
+                r.get::<_, Option<i64>>(1)?.map(|t| t.to_string()),
+            ))
+        },
+    )
+    .ok()
+}
+
+#[test]
+fn codex_pre_tool_use_binds_mem_writes_to_the_host_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let proj = dir.path().join("shop");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(proj.join(".engram")).unwrap();
+    std::fs::write(
+        proj.join(".engram/config.json"),
+        r#"{"project_name": "shop"}"#,
+    )
+    .unwrap();
+    let c = ["--agent", "codex", "--tools", "compat-c"];
+    let pre = |input: Value| {
+        hook(
+            &home,
+            &[
+                "codex-pre-tool-use",
+                "--agent",
+                "codex",
+                "--tools",
+                "compat-c",
+            ],
+            input,
+        )
+    };
+
+    // Before the session is known, a write is refused and a read passes.
+    let refused = pre(json!({"session_id": "host-1", "cwd": proj,
+        "tool_name": "mcp__engram__mem_save", "tool_input": {"title": "t", "content": "c"}}))
+    .expect("a decision");
+    assert_eq!(refused["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(refused["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert!(
+        pre(
+            json!({"session_id": "host-1", "tool_name": "mcp__engram__mem_search",
+            "tool_input": {"query": "x"}})
+        )
+        .is_none(),
+        "a read passes with no decision"
+    );
+
+    // Session start records the host session; then writes are bound to it.
+    let mut start: Vec<&str> = vec!["session-start"];
+    start.extend(c);
+    hook(
+        &home,
+        &start,
+        json!({"session_id": "host-1", "cwd": proj, "source": "startup"}),
+    );
+    let (room, ended) = session_row(&home, "host-1").expect("the host session is recorded");
+    assert_eq!((room.as_str(), ended), ("shop", None));
+    let bound = pre(json!({"session_id": "host-1", "cwd": proj,
+        "tool_name": "mcp__engram__mem_save", "tool_input": {"title": "t", "content": "c"}}))
+    .unwrap();
+    let out = &bound["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow", "{bound}");
+    assert_eq!(
+        out["updatedInput"],
+        json!({"title": "t", "content": "c", "session_id": "host-1"})
+    );
+    let bound = pre(json!({"session_id": "host-1",
+        "tool_name": "mcp__plugin_engram_engram__mem_session_end", "tool_input": {}}))
+    .unwrap();
+    assert_eq!(bound["hookSpecificOutput"]["updatedInput"]["id"], "host-1");
+    // An id the agent made up is never overwritten: the call is refused, naming both.
+    let refused = pre(
+        json!({"session_id": "host-1", "tool_name": "mcp__engram__mem_save",
+        "tool_input": {"title": "t", "content": "c", "session_id": "made-up"}}),
+    )
+    .unwrap();
+    let why = refused["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert_eq!(refused["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(why.contains("made-up") && why.contains("host-1"), "{why}");
+    // A malformed input is refused too.
+    let refused = pre(
+        json!({"session_id": "host-1", "tool_name": "mcp__engram__mem_save",
+        "tool_input": "not an object"}),
+    )
+    .unwrap();
+    assert_eq!(refused["hookSpecificOutput"]["permissionDecision"], "deny");
+
+    // Codex SessionEnd closes the session.
+    let mut end: Vec<&str> = vec!["session-end"];
+    end.extend(c);
+    assert!(hook(&home, &end, json!({"session_id": "host-1", "cwd": proj})).is_none());
+    assert!(session_row(&home, "host-1").unwrap().1.is_some(), "ended");
+}
+
+#[test]
+fn first_prompt_gets_the_tool_search_bootstrap_and_prompts_are_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let args = [
+        "user-prompt-submit",
+        "--agent",
+        "claude",
+        "--tools",
+        "compat-c",
+    ];
+    let first = hook(
+        &home,
+        &args,
+        json!({"session_id": "s-9", "cwd": dir.path(), "prompt": "add a login page"}),
+    )
+    .expect("the bootstrap");
+    let out = &first["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "UserPromptSubmit");
+    let ctx = out["additionalContext"].as_str().unwrap();
+    assert!(
+        ctx.starts_with("CRITICAL FIRST ACTION - Execute this ToolSearch NOW"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("mcp__engram__mem_save"), "{ctx}");
+    let second = hook(
+        &home,
+        &args,
+        json!({"session_id": "s-9", "cwd": dir.path(), "prompt": "now the logout page"}),
+    );
+    let again = second
+        .as_ref()
+        .and_then(|v| v["hookSpecificOutput"]["additionalContext"].as_str())
+        .unwrap_or("");
+    assert!(!again.contains("CRITICAL FIRST ACTION"), "once per session");
+    // Without C's profile, engram's own hook gives no bootstrap.
+    let plain = hook(
+        &home,
+        &["user-prompt-submit"],
+        json!({"session_id": "s-10", "cwd": dir.path(), "prompt": "a new session"}),
+    );
+    assert!(
+        !plain
+            .map(|v| v.to_string())
+            .unwrap_or_default()
+            .contains("ToolSearch")
+    );
+    let db = rusqlite::Connection::open(home.join("engram.db")).unwrap();
+    let prompts: Vec<String> = db
+        .prepare("SELECT content FROM prompts WHERE session_id = 's-9' ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(prompts, ["add a login page", "now the logout page"]);
+}
+
+fn setup(home: &Path, user: &Path, args: &[&str]) -> (bool, String) {
+    let out = command(home)
+        .env("HOME", user)
+        .env("XDG_CONFIG_HOME", user.join(".config"))
+        .env("PATH", "/nonexistent")
+        .arg("setup")
+        .args(args)
+        .args(["--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn codex_setup_registers_cs_hooks_and_removes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".codex")).unwrap();
+    std::fs::write(
+        user.join(".codex/engram-instructions.md"),
+        "Call mem_save after every decision.\n",
+    )
+    .unwrap();
+    let (ok, out) = setup(&home, &user, &["codex"]);
+    assert!(ok, "{out}");
+    let hooks: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".codex/hooks.json")).unwrap())
+            .unwrap();
+    let pre = &hooks["hooks"]["PreToolUse"][0];
+    assert_eq!(
+        pre["matcher"],
+        "mcp__engram__mem_*|mcp__plugin_engram_engram__mem_*"
+    );
+    let cmd = pre["hooks"][0]["command"].as_str().unwrap();
+    assert!(
+        cmd.ends_with("hook codex-pre-tool-use --agent codex --tools compat-c"),
+        "{cmd}"
+    );
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "SubagentStop",
+        "SessionEnd",
+    ] {
+        let cmd = hooks["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{event}: {hooks}"));
+        assert!(cmd.ends_with("--tools compat-c"), "{event}: {cmd}");
+    }
+    let (ok, out) = setup(&home, &user, &["codex", "--remove"]);
+    assert!(ok, "{out}");
+    let left = std::fs::read_to_string(user.join(".codex/hooks.json")).unwrap_or_default();
+    assert!(
+        !left.contains("engram"),
+        "every hook engram added goes: {left}"
+    );
+}
+
+#[test]
+fn opencode_setup_dry_run_apply_and_remove() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    let oc = user.join(".config/opencode");
+    std::fs::create_dir_all(&oc).unwrap();
+    let original = "{\n  // the user's theme\n  \"theme\": \"dark\"\n}\n";
+    std::fs::write(oc.join("opencode.jsonc"), original).unwrap();
+    std::fs::write(oc.join("AGENTS.md"), "Use mem_search before work.\n").unwrap();
+
+    let (ok, out) = setup(&home, &user, &["opencode", "--dry-run"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("would be"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(oc.join("opencode.jsonc")).unwrap(),
+        original
+    );
+    assert!(
+        !oc.join("plugins/engram.ts").exists(),
+        "a dry run writes nothing"
+    );
+
+    let (ok, out) = setup(&home, &user, &["opencode"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("profile compat-c"), "{out}");
+    let cfg: Value =
+        serde_json::from_str(&std::fs::read_to_string(oc.join("opencode.jsonc")).unwrap()).unwrap();
+    assert_eq!(cfg["theme"], "dark");
+    let entry = &cfg["mcp"]["engram"];
+    assert_eq!(
+        (entry["type"].as_str(), entry["enabled"].as_bool()),
+        (Some("local"), Some(true))
+    );
+    let command: Vec<&str> = entry["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(&command[1..], ["mcp", "--tools=compat-c"]);
+    assert!(Path::new(command[0]).is_file(), "the binary's path");
+    let plugin = std::fs::read_to_string(oc.join("plugins/engram.ts")).unwrap();
+    assert!(plugin.starts_with("// engram: written by `engram setup opencode`"));
+    assert!(plugin.contains(&serde_json::to_string(command[0]).unwrap()));
+    assert!(plugin.contains("\"--tools\", \"compat-c\""), "{plugin}");
+    assert!(
+        oc.join("opencode.jsonc.engram.bak").is_file(),
+        "the original kept"
+    );
+    // Idempotent: a second run changes nothing.
+    let (ok, out) = setup(&home, &user, &["opencode", "--dry-run"]);
+    assert!(ok && out.contains("0 files would change"), "{out}");
+
+    // --dry-run --remove says what would go; --remove takes exactly that away.
+    let (ok, out) = setup(&home, &user, &["opencode", "--remove", "--dry-run"]);
+    assert!(ok && out.contains("would be removed"), "{out}");
+    assert!(oc.join("plugins/engram.ts").exists());
+    let (ok, out) = setup(&home, &user, &["opencode", "--remove"]);
+    assert!(ok, "{out}");
+    assert!(!oc.join("plugins/engram.ts").exists());
+    let cfg: Value =
+        serde_json::from_str(&std::fs::read_to_string(oc.join("opencode.jsonc")).unwrap()).unwrap();
+    assert_eq!(cfg, json!({"theme": "dark"}));
+    assert_eq!(
+        std::fs::read_to_string(oc.join("AGENTS.md")).unwrap(),
+        "Use mem_search before work.\n",
+        "C's instructions are never touched"
+    );
+
+    // A plugin file engram did not write is refused, not replaced.
+    std::fs::create_dir_all(oc.join("plugins")).unwrap();
+    std::fs::write(oc.join("plugins/engram.ts"), "export const Mine = 1;\n").unwrap();
+    let (ok, out) = setup(&home, &user, &["opencode"]);
+    assert!(!ok && out.contains("is not engram's plugin"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(oc.join("plugins/engram.ts")).unwrap(),
+        "export const Mine = 1;\n"
+    );
+}
