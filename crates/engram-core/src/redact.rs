@@ -373,6 +373,37 @@ fn rules() -> &'static [Rule] {
 
 /// Replaces every secret in `text`. Returns the clean text and the rules that fired (empty
 /// when nothing was found, in which case the text comes back unchanged).
+/// Passes of one rule over a text (each takes every other one of a run of adjacent
+/// assignments that the pass before left).
+const MAX_PASSES: usize = 12;
+
+/// One pass of `rule` over `out`: each accepted match's value becomes [`MARK`]. Returns
+/// how many were replaced.
+fn apply_rule(rule: &Rule, out: &mut String, removed: &mut Vec<(String, &'static str)>) -> usize {
+    let mut count = 0;
+    let mut result = String::with_capacity(out.len());
+    let mut last = 0;
+    for caps in rule.re.captures_iter(out) {
+        let Some(m) = caps.get(rule.group) else {
+            continue;
+        };
+        let whole = caps.get(0).map_or("", |w| w.as_str());
+        if m.as_str().starts_with("[REDACTED") || !(rule.accept)(whole, m.as_str()) {
+            continue;
+        }
+        result.push_str(&out[last..m.start()]);
+        result.push_str(MARK);
+        removed.push((unquote(m.as_str()).0.trim().to_string(), rule.kind));
+        last = m.end();
+        count += 1;
+    }
+    if count > 0 {
+        result.push_str(&out[last..]);
+        *out = result;
+    }
+    count
+}
+
 pub fn redact(text: &str) -> (String, Vec<Redaction>) {
     let mut out = text.to_string();
     let mut fired: Vec<Redaction> = Vec::new();
@@ -380,26 +411,14 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
     // DB_PASSWORD=X") goes too, even where no rule would see it as a secret.
     let mut removed: Vec<(String, &'static str)> = Vec::new();
     for rule in rules() {
-        let mut count = 0;
-        let mut result = String::with_capacity(out.len());
-        let mut last = 0;
-        for caps in rule.re.captures_iter(&out) {
-            let Some(m) = caps.get(rule.group) else {
-                continue;
-            };
-            let whole = caps.get(0).map_or("", |w| w.as_str());
-            if m.as_str() == MARK || !(rule.accept)(whole, m.as_str()) {
-                continue;
+        // A match consumes the character after its value (and the rules' prefixes the one
+        // before their key), so of two assignments on adjacent lines one pass sees only the
+        // first: the rule runs again over its own output until it finds nothing new.
+        for _ in 0..MAX_PASSES {
+            let count = apply_rule(rule, &mut out, &mut removed);
+            if count == 0 {
+                break;
             }
-            result.push_str(&out[last..m.start()]);
-            result.push_str(MARK);
-            removed.push((unquote(m.as_str()).0.trim().to_string(), rule.kind));
-            last = m.end();
-            count += 1;
-        }
-        if count > 0 {
-            result.push_str(&out[last..]);
-            out = result;
             match fired.iter_mut().find(|r| r.kind == rule.kind) {
                 Some(r) => r.count += count,
                 None => fired.push(Redaction {
@@ -537,6 +556,20 @@ pub fn merge(into: &mut Vec<Redaction>, more: Vec<Redaction>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_line_of_a_block_of_assignments_is_redacted() {
+        for text in [
+            "A_TOKEN=tokA1111aa\nB_TOKEN=tokB2222bb\nC_TOKEN=tokC3333cc\nD_TOKEN=tokD4444dd\n",
+            "password: pw1Alpha99\ntoken: tok2Bravo99\nsecret: sec3Charlie99\n",
+            "A_TOKEN=tokA1111aa B_TOKEN=tokB2222bb C_TOKEN=tokC3333cc",
+        ] {
+            let (out, fired) = redact(text);
+            for needle in ["1111", "2222", "3333", "4444", "Alpha", "Bravo", "Charlie"] {
+                assert!(!out.contains(needle), "{needle} kept in {out:?}");
+            }
+            assert!(!fired.is_empty());
+        }
+    }
     use super::*;
 
     #[test]

@@ -72,9 +72,14 @@ pub fn absolute(coverage: f64, cosine: Option<f64>, calibration: Option<Calibrat
 }
 
 /// The verdict on a result from its best hit's absolute relevance (`None` without hits);
-/// `with_model`: whether the query had a vector of the loaded model.
-pub fn verdict(best: Option<f64>, with_model: bool) -> Match {
+/// `with_model`: whether the query had a vector of the loaded model; `has_content`: whether
+/// the query has a word that is not a stopword (`QueryPlan::has_content`): without one,
+/// nothing can have matched well, whatever the scores.
+pub fn verdict(best: Option<f64>, with_model: bool, has_content: bool) -> Match {
     let bands = if with_model { WITH_MODEL } else { LEXICAL };
+    if !has_content {
+        return Match::None;
+    }
     match best {
         Some(b) if b >= bands.good_at => Match::Good,
         Some(b) if b >= bands.none_below => Match::Weak,
@@ -113,8 +118,14 @@ mod tests {
             (Some(1.0), true, Match::Good),
         ];
         for (best, model, want) in table {
-            assert_eq!(verdict(best, model), want, "{best:?} {model}");
+            assert_eq!(verdict(best, model, true), want, "{best:?} {model}");
         }
+        // A query of stopwords only ("a", "the"): full coverage of nothing is no match.
+        assert_eq!(verdict(Some(1.0), false, false), Match::None);
+        assert_eq!(verdict(Some(1.0), true, false), Match::None);
+        assert!(crate::text::plan_query("私の").has_content());
+        assert!(!crate::text::plan_query("the").has_content());
+        assert!(crate::text::plan_query("the sqlite").has_content());
         assert!(Match::Good.notice().is_none());
         assert!(Match::None.notice().unwrap().contains("no good match"));
         assert_eq!(serde_json::to_value(Match::Weak).unwrap(), "weak");

@@ -285,6 +285,15 @@ pub struct QueryPlan {
 }
 
 impl QueryPlan {
+    /// Whether the query holds a word that says what it is about: a non-stopword, or a CJK
+    /// run. "a", "the", "to" do not, so a match on them is no match (their substring scan
+    /// finds every memory).
+    pub fn has_content(&self) -> bool {
+        !self.words.is_empty()
+            || !self.grams.is_empty()
+            || self.substrings.iter().any(|s| !s.is_ascii())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.words.is_empty() && self.grams.is_empty() && self.substrings.is_empty()
     }

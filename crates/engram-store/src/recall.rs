@@ -236,7 +236,11 @@ impl Store {
         }
         let hits = successors_first(hits);
         let best = hits.iter().map(|h| h.absolute).reduce(f64::max);
-        let matched = relevance::verdict(best, qvec.is_some());
+        let matched = relevance::verdict(
+            best,
+            qvec.is_some(),
+            engram_core::text::plan_query(&req.query).has_content(),
+        );
         if req.record_hits && !hits.is_empty() {
             let now = self.now();
             let w = self.config.recall_hit_weight;
