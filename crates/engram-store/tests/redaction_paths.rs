@@ -199,10 +199,29 @@ fn import_and_hand_edited_vault_files_redact() {
         "session_id": TOKEN, "tags": [TOKEN],
         "metadata": {"note": format!("password: {PASSWORD}")},
     });
-    let batch =
-        engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(format!("{line}\n"))).unwrap();
+    // The records beside the memories are a way in too: a session's id, source and
+    // summary, a prompt's session and text.
+    let session = serde_json::json!({
+        "type": "session", "id": format!("sess {TOKEN}"), "room": "app",
+        "source": format!("src {TOKEN}"), "started_at": "2026-09-21T00:00:00Z",
+        "summary": format!("summary DB_PASSWORD={PASSWORD}"),
+    });
+    let prompt = serde_json::json!({
+        "type": "prompt", "session_id": format!("ps {TOKEN}"), "room": "app",
+        "content": format!("deploy with {TOKEN}"), "created_at": "2026-09-21T00:00:00Z",
+    });
+    let batch = engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(format!(
+        "{line}\n{session}\n{prompt}\n"
+    )))
+    .unwrap();
     let report = store.import_batch(batch, &mut |_, _| {}).unwrap();
     assert_eq!(report.created_count("memories"), 1, "{report:?}");
+    assert_eq!(report.created_count("sessions"), 1, "{report:?}");
+    assert_eq!(report.created_count("prompts"), 1, "{report:?}");
+    let mut dump = Vec::new();
+    store.export_jsonl(&mut dump).unwrap();
+    let dump = String::from_utf8(dump).unwrap();
+    assert!(!dump.contains(TOKEN) && !dump.contains(PASSWORD), "{dump}");
     assert_clean(dir.path(), &mut store);
 
     // A hand edit pastes a secret into a vault file; reading it back redacts it, and the

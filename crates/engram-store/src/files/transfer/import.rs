@@ -19,6 +19,7 @@ impl Store {
     ) -> Result<ImportReport> {
         // Over-limit content from a source is stored in parts, never refused or cut.
         crate::parts::split_long_imports(&mut batch);
+        super::redact_records(&mut batch);
         let actr = self.config.actr;
         let warnings = std::mem::take(&mut batch.warnings);
         let batch = batch;
@@ -93,6 +94,7 @@ impl Store {
             loop {
                 let mut chunk = chunks.next_chunk(CHUNK_MEMORIES)?;
                 crate::parts::split_long_imports(&mut chunk.batch);
+                super::redact_records(&mut chunk.batch);
                 if let Some(r) = &room {
                     crate::importers::put_in_room(&mut chunk.batch, r);
                 }

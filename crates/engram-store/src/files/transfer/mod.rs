@@ -113,6 +113,52 @@ pub fn derived_uid(at: Millis, key: &str) -> String {
     ulid::Ulid::from_parts(at.clamp(0, (1 << 48) - 1) as u64, bits).to_string()
 }
 
+/// Redacts the records of an import beside its memories (those go through
+/// [`check_memory`]): sessions, prompts, links' notes, judgments, and each memory's events,
+/// revisions and evidence. Every way in redacts; a source's history is a way in too.
+pub(crate) fn redact_records(batch: &mut Batch) {
+    use redact::{redact_in_place as text, redact_names as names, redact_opt as opt};
+    for s in &mut batch.sessions {
+        names(
+            [&mut s.id, &mut s.room]
+                .into_iter()
+                .chain(s.source.as_mut()),
+        );
+        opt(&mut s.directory);
+        opt(&mut s.summary);
+        opt(&mut s.outcome);
+    }
+    for p in &mut batch.prompts {
+        names([&mut p.room].into_iter().chain(p.session_id.as_mut()));
+        text(&mut p.content);
+    }
+    for l in &mut batch.links {
+        opt(&mut l.note);
+    }
+    for j in &mut batch.judgments {
+        opt(&mut j.reason);
+        opt(&mut j.evidence);
+        opt(&mut j.relation);
+    }
+    for im in &mut batch.memories {
+        for e in im.events.iter_mut().flatten() {
+            names(e.session_id.as_mut());
+            opt(&mut e.detail);
+        }
+        for r in &mut im.revisions {
+            text(&mut r.content);
+            opt(&mut r.title);
+            text(&mut r.reason);
+            names(r.session_id.iter_mut().chain(r.tags.iter_mut()));
+        }
+        for e in &mut im.evidence {
+            text(&mut e.content);
+            opt(&mut e.title);
+            names([&mut e.source].into_iter().chain(e.session_id.as_mut()));
+        }
+    }
+}
+
 /// Checks and normalises a memory to import; the error names the field.
 pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
     limits::check_content("content", &m.content)?;
