@@ -163,6 +163,7 @@ fn log(home: Option<&Home>, event: &str, message: &str) {
             .append(true)
             .open(&path)?;
         let flat = engram_core::redact::redact(message).0.replace('\n', " ");
+        let event = engram_core::redact::stored_name(event);
         f.write_all(format!("{} {event}: {flat}\n", engram_core::time::format(now_ms())).as_bytes())
     })();
 }
@@ -200,11 +201,16 @@ fn handle(
             String::from_utf8_lossy(raw)
         }
     };
-    let input: Value = if text.trim().is_empty() {
+    let mut input: Value = if text.trim().is_empty() {
         Value::Object(Default::default())
     } else {
         serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("stdin is not JSON: {e}"))?
     };
+    // The client's session id is a name like any other: the store keeps it redacted, so the
+    // hooks' state files (named after it), their logs and the store all use that form.
+    if let Some(Value::String(s)) = input.get_mut("session_id") {
+        *s = engram_core::redact::stored_name(s).into_owned();
+    }
     if !input.is_object() {
         anyhow::bail!("stdin is JSON but not an object");
     }

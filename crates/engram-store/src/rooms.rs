@@ -21,6 +21,13 @@ pub enum RoomSource {
     Default,
 }
 
+/// A room name as stored: redacted like every name (a project's own `.engram/config.json`
+/// or remote may hold a token), then normalised. Writes and reads resolve alike, so a read
+/// finds the room its write went to.
+fn named(raw: &str) -> Result<String, InputError> {
+    room::normalize_room(&engram_core::redact::stored_name(raw))
+}
+
 /// Resolves the room for a write (or the home room of a read).
 pub fn resolve(
     config: &Config,
@@ -28,7 +35,7 @@ pub fn resolve(
     cwd: Option<&Path>,
 ) -> Result<(String, RoomSource), InputError> {
     if let Some(r) = explicit.filter(|r| !r.trim().is_empty()) {
-        return Ok((room::normalize_room(r)?, RoomSource::Explicit));
+        return Ok((named(r)?, RoomSource::Explicit));
     }
     // An empty directory is no directory; a relative one would be read against the
     // process's own working directory, which is exactly what must never decide a room.
@@ -52,10 +59,10 @@ pub fn resolve(
             .iter()
             .map(|(a, b)| (a.as_str(), b.as_str())),
     ) {
-        return Ok((room::normalize_room(&r)?, RoomSource::RoomPaths));
+        return Ok((named(&r)?, RoomSource::RoomPaths));
     }
     if let Some((r, src)) = detect_project(cwd)
-        && let Ok(r) = room::normalize_room(&r)
+        && let Ok(r) = named(&r)
     {
         return Ok((r, src));
     }
@@ -216,6 +223,19 @@ mod tests {
         assert_eq!(
             resolve(&c, None, Some(&repo.join("src"))).unwrap(),
             ("sub".into(), RoomSource::ProjectConfig)
+        );
+        // A token in a project's own config names no room: the room is stored redacted,
+        // and a read from the same folder resolves to the same name.
+        std::fs::write(
+            repo.join("src/.engram/config.json"),
+            r#"{"room": "team-ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}"#,
+        )
+        .unwrap();
+        let (r, _) = resolve(&c, None, Some(&repo.join("src"))).unwrap();
+        assert!(r.starts_with("team-") && !r.contains("a1b2c3d4"), "{r}");
+        assert_eq!(
+            scope(&c, None, Some(&repo.join("src"))).unwrap(),
+            room::RoomScope::Room(r)
         );
 
         c.room_paths

@@ -541,6 +541,32 @@ fn user_prompt_surfaces_once_per_session() {
         ],
     );
     assert!(assert_hook_contract(&off, "off").is_none());
+    // A secret in the client's session id reaches no state file name, no log, no store.
+    let secret = "sid-xoxb-2384729384-9283749283-AbCdEfGhIjKlMnOpQrStUvWx";
+    f.hook_env(
+        &["user-prompt-submit"],
+        input(secret, prompt).as_bytes(),
+        &[("ENGRAM_SURFACE_MODE", "shadow")],
+    );
+    f.hook(&["x-ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"], b"{}");
+    let mut stack = vec![f.engram.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = e.path();
+            let name = path.to_string_lossy().to_string();
+            assert!(
+                !name.contains("AbCdEfGh"),
+                "a file is named after the secret: {name}"
+            );
+            if path.is_dir() {
+                stack.push(path);
+            } else if !name.ends_with(".db") && !name.contains(".db-") {
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).to_string();
+                assert!(!text.contains("AbCdEfGh"), "{name} holds the secret");
+                assert!(!text.contains("ghp_A1b2C3d4"), "{name} holds the secret");
+            }
+        }
+    }
 }
 
 #[test]
