@@ -241,19 +241,10 @@ async fn require_token(State(auth): State<Auth>, mut req: Request, next: Next) -
     }
     let token = auth.token;
     if let Some(expected) = token {
-        let mut given = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(bearer_token)
-            .unwrap_or("")
-            .to_string();
         // The web UI: a browser cannot send a bearer header when it opens a page, so the
         // UI's sign-in form keeps the token in a session cookie, sent only to `/ui`.
+        let given = presented_token(&req);
         let ui = req.uri().path() == "/ui" || req.uri().path().starts_with("/ui/");
-        if ui && given.is_empty() {
-            given = crate::web::ui::cookie_token(req.headers()).unwrap_or_default();
-        }
         if ui && req.uri().path() == "/ui/login" && req.method() == axum::http::Method::POST {
             return next.run(req).await;
         }

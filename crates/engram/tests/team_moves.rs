@@ -8,24 +8,11 @@
 mod support;
 
 use std::path::Path;
-use std::process::Stdio;
-use support::command;
 use support::team::{create_database, fresh_database, pg_program};
 
 /// Runs `engram ARGS` in `home` (the harness environment), asserting success; stdout.
 fn engram(home: &Path, args: &[&str]) -> String {
-    let out = command(home)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "engram {args:?}: {stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    support::team::engram_ok(home, &[], args)
 }
 
 /// An export's rows, sorted, without the header (its time and the schema number differ

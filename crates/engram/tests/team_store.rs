@@ -12,48 +12,10 @@ use std::net::TcpStream;
 use std::process::Stdio;
 use std::time::Duration;
 use support::command;
-
-/// A fresh database on the test server, as a URL; `None` (after a note) without a server.
-fn fresh_database(name: &str) -> Option<String> {
-    let Ok(admin) = std::env::var("ENGRAM_TEST_PG") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the PostgreSQL tests: ENGRAM_TEST_PG is not set (scripts/test sets it)"
-        );
-        eprintln!("note: ENGRAM_TEST_PG is not set; skipping {name}");
-        return None;
-    };
-    let db = format!("engram_bin_{name}_{}", std::process::id());
-    let mut c = postgres::Client::connect(&admin, postgres::NoTls).expect("the test server");
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {db}"))
-        .unwrap();
-    c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
-    let (base, query) = admin.split_once('?').unwrap_or((&admin, ""));
-    let host_end = base[base.find("://").unwrap() + 3..]
-        .find('/')
-        .map_or(base.len(), |i| base.find("://").unwrap() + 3 + i);
-    let query = if query.is_empty() {
-        String::new()
-    } else {
-        format!("?{query}")
-    };
-    Some(format!("{}/{db}{query}", &base[..host_end]))
-}
+use support::team::fresh_database;
 
 fn cli(home: &std::path::Path, url: &str, args: &[&str]) -> String {
-    let out = command(home)
-        .env("ENGRAM_STORE", url)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "engram {args:?}: {stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    support::team::engram_ok(home, &[("ENGRAM_STORE", url)], args)
 }
 
 #[test]

@@ -48,6 +48,24 @@ pub fn create_database(admin: &str, name: &str) -> String {
     with_db(admin, &db)
 }
 
+/// Runs `engram ARGS` in `home` (the harness environment plus `env`), asserting that it
+/// succeeded; its stdout.
+pub fn engram_ok(home: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
+    let out = crate::support::command(home)
+        .envs(env.iter().copied())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "engram {args:?}: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// A fresh database on the test server, or `None` (after a note) without a server.
 pub fn fresh_database(name: &str) -> Option<String> {
     admin_url(name).map(|admin| create_database(&admin, name))
