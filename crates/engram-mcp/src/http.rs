@@ -78,15 +78,32 @@ async fn json_rpc_errors(req: Request, next: Next) -> Response {
         let id = msg.get("id").cloned().unwrap_or(serde_json::Value::Null);
         let method = msg.get("method").and_then(|m| m.as_str()).unwrap_or("");
         let has_session = parts.headers.contains_key("mcp-session-id");
-        if !has_session && !method.is_empty() && method != "initialize" && !id.is_null() {
+        if let Some(bad) = msg
+            .get("id")
+            .filter(|i| !(i.is_string() || i.is_i64() || i.is_u64() || i.is_null()))
+        {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
-                id,
+                serde_json::Value::Null,
                 -32600,
-                format!(
-                    "Invalid Request: `{method}` before `initialize`; send `initialize` first and then the Mcp-Session-Id it returns"
-                ),
+                format!("Invalid Request: `id` must be a string or an integer, not {bad}"),
             );
+        }
+        if !method.is_empty()
+            && !id.is_null()
+            && let Some((code, message)) = crate::stdio::session_error(method, has_session)
+        {
+            let message = if code == -32600 && !has_session {
+                format!("{message} and then the Mcp-Session-Id it returns")
+            } else {
+                message
+            };
+            let status = if code == -32601 {
+                StatusCode::OK
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return rpc_error(status, id, code, message);
         }
         if method == "tools/call"
             && let Some(args) = msg.get("params").and_then(|p| p.get("arguments"))

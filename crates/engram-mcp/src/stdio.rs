@@ -13,18 +13,18 @@ use tokio::sync::mpsc;
 /// Longest accepted request line (8 MiB); longer lines are answered with an error.
 pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 
+/// The reply to a line over [`MAX_LINE_BYTES`], stating its real size and the limit.
+pub fn oversize_reply(size: usize) -> Value {
+    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!(
+        "Parse error: the message is {size} bytes, over the limit of {MAX_LINE_BYTES} bytes (8 MiB); nothing of it was read"
+    )}})
+}
+
 /// Checks one incoming line; `Err` is the error reply to send instead of forwarding it.
 pub fn check_line(line: &[u8]) -> Result<(), Value> {
     let reply = |code: i64, message: String, id: Value| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     if line.len() > MAX_LINE_BYTES {
-        return Err(reply(
-            -32700,
-            format!(
-                "Parse error: message is {} bytes, the limit is {MAX_LINE_BYTES}",
-                line.len()
-            ),
-            Value::Null,
-        ));
+        return Err(oversize_reply(line.len()));
     }
     let text = std::str::from_utf8(line).map_err(|e| {
         reply(
@@ -49,14 +49,63 @@ pub fn check_line(line: &[u8]) -> Result<(), Value> {
             .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
             .cloned()
             .unwrap_or(Value::Null);
-        return Err(reply(
-            -32600,
-            "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object"
-                .into(),
-            id,
-        ));
+        let message = match v.get("id") {
+            Some(bad) if id.is_null() && !bad.is_null() => {
+                format!("Invalid Request: `id` must be a string or an integer, not {bad}")
+            }
+            _ => {
+                "Invalid Request: expected a JSON-RPC 2.0 request, notification or response object"
+                    .into()
+            }
+        };
+        return Err(reply(-32600, message, id));
     }
     Ok(())
+}
+
+/// The client methods of the MCP specification. rmcp routes these; any other method is
+/// answered here with a message that names it and what this server does answer (rmcp's
+/// own reply carries only the bare method name).
+const MCP_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
+
+/// The error a request gets before rmcp sees it, from its method and whether the
+/// connection is initialized; shared by stdio and HTTP so both answer alike.
+pub fn session_error(method: &str, initialized: bool) -> Option<(i64, String)> {
+    if !MCP_METHODS.contains(&method) {
+        return Some((
+            -32601,
+            format!(
+                "Method not found: `{method}`; this server answers initialize, ping, tools/list and tools/call"
+            ),
+        ));
+    }
+    if !initialized && method != "initialize" {
+        return Some((
+            -32600,
+            format!("Invalid Request: `{method}` before `initialize`; send `initialize` first"),
+        ));
+    }
+    if initialized && method == "initialize" {
+        return Some((
+            -32600,
+            "Invalid Request: this connection is already initialized; `initialize` is sent once per connection (open a new connection to start over)".into(),
+        ));
+    }
+    None
 }
 
 /// The checks HTTP's `json_rpc_errors` makes too, so both transports answer alike: a
@@ -72,11 +121,8 @@ pub fn check_session(line: &[u8], initialized: bool) -> Result<(), Value> {
         return Ok(());
     };
     let reply = |code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    if !initialized && method != "initialize" {
-        return Err(reply(
-            -32600,
-            format!("Invalid Request: `{method}` before `initialize`; send `initialize` first"),
-        ));
+    if let Some((code, message)) = session_error(method, initialized) {
+        return Err(reply(code, message));
     }
     if method == "tools/call"
         && let Some(args) = v.get("params").and_then(|p| p.get("arguments"))
@@ -142,7 +188,8 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
             }
             let oversized = buf.len() > MAX_LINE_BYTES && buf.last() != Some(&b'\n');
             if oversized {
-                // Skip the rest of the line.
+                // Skip the rest of the line, counting it, so the reply states its real size.
+                let mut size = buf.len();
                 let mut sink = Vec::new();
                 loop {
                     sink.clear();
@@ -150,17 +197,20 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
                         .take(1 << 20)
                         .read_until(b'\n', &mut sink)
                         .await?;
+                    size += sink.strip_suffix(b"\n").map_or(sink.len(), <[u8]>::len);
                     if m == 0 || sink.last() == Some(&b'\n') {
                         break;
                     }
                 }
+                let _ = err_tx.send(oversize_reply(size).to_string());
+                continue;
             }
             let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match check_line(if oversized { &buf } else { line })
+            match check_line(line)
                 .and_then(|()| check_session(line, initialized))
                 .map_err(Some)
                 .and_then(|()| check_decodable(line))

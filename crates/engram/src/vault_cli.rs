@@ -216,6 +216,22 @@ pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
+    if report.warnings_omitted > 0 {
+        eprintln!(
+            "warning: … and {} more problems like these (only the first {} are listed)",
+            report.warnings_omitted,
+            engram_store::transfer::MAX_WARNINGS
+        );
+    }
+    if report.nothing_readable() {
+        // A file of nothing but bad lines is a failed import, not an empty one.
+        anyhow::bail!(
+            "nothing imported from {}: none of its records could be read ({} problems, listed above); is it {} data?",
+            a.file.display(),
+            report.warnings.len() + report.warnings_omitted,
+            a.from
+        );
+    }
     sync(store);
     output::value(&report, json, |r| {
         let kinds: std::collections::BTreeSet<&str> =

@@ -428,3 +428,111 @@ fn stats_reports_the_api_version_of_the_wire_format() {
         "{r}"
     );
 }
+
+/// The messages a person reads when a client misbehaves over stdio: a second
+/// `initialize`, an unknown method, a fractional id and an oversize line each get their
+/// code and a message that says what was wrong (the oversize line's real size, the limit).
+#[test]
+fn stdio_errors_say_what_was_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = Mcp::start(dir.path(), &[], "misbehaving");
+    let again = m.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "again", "version": "1"}}),
+    );
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already initialized"),
+        "{again}"
+    );
+    let unknown = m.request("frobnicate", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let msg = unknown["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("Method not found: `frobnicate`") && msg.contains("tools/call"),
+        "{unknown}"
+    );
+    let next = |m: &mut Mcp| {
+        m.read(Duration::from_secs(60))
+            .expect("a reply within 60 s")
+    };
+    m.send_line(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#);
+    let frac = next(&mut m);
+    assert_eq!(frac["error"]["code"], -32600, "{frac}");
+    assert!(
+        frac["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`id` must be a string or an integer, not 1.5"),
+        "{frac}"
+    );
+    let size = 9 * 1024 * 1024 + 7;
+    let mut big = vec![b'x'; size];
+    big[0] = b'"';
+    m.send_raw(&big);
+    let over = next(&mut m);
+    assert_eq!(over["error"]["code"], -32700, "{over}");
+    let msg = over["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains(&format!("{size} bytes")) && msg.contains("8388608"),
+        "{over}"
+    );
+    let list = m.request("tools/list", json!({}));
+    assert!(
+        list["result"]["tools"].is_array(),
+        "the session goes on: {list}"
+    );
+    m.finish();
+}
+
+/// A file of nothing but unreadable lines is a failed import (exit non-zero, saying why),
+/// and its problems are listed only up to a bound, the rest counted: memory stays flat
+/// however many bad lines a file has.
+#[test]
+fn an_import_of_nothing_readable_fails_and_lists_its_problems_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.jsonl");
+    std::fs::write(&file, "{}\n".repeat(5_000)).unwrap();
+    let out = command(dir.path())
+        .args(["import"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "exit {:?}: {err}", out.status);
+    assert!(err.contains("nothing imported from"), "{err}");
+    let listed = err.lines().filter(|l| l.contains("line ")).count();
+    assert!(listed <= 100, "{listed} problems listed");
+    assert!(err.contains("and 4900 more problems"), "{err}");
+    // A good file still imports, and one already imported is no failure.
+    let good = dir.path().join("good.jsonl");
+    let export = command(dir.path())
+        .args(["remember", "Deploys go out on Tuesdays"])
+        .output()
+        .unwrap();
+    assert!(export.status.success());
+    let out = command(dir.path())
+        .args(["export", "--out"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let again = command(dir.path())
+        .args(["import"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+}

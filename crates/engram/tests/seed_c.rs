@@ -661,3 +661,31 @@ fn projects_consolidate_merges_spellings_of_one_project() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("judgment_id"));
 }
+
+/// A reply quotes what was stored, never the raw input: a token in `mem_save`'s title or
+/// in `mem_save_prompt`'s text is redacted in the result as in the store.
+#[test]
+fn seed_cs_save_replies_do_not_echo_secrets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let saved = m.call(
+        "mem_save",
+        json!({ "title": format!("deploy token {token}"), "content": "the CI deploy key", "project": "webapp" }),
+    );
+    let prompt = m.call(
+        "mem_save_prompt",
+        json!({ "content": format!("use DB_PASSWORD=hunter2secret and {token}"), "project": "webapp" }),
+    );
+    for r in [&saved, &prompt] {
+        let all = r.to_string();
+        assert!(!all.contains(token), "token echoed: {all}");
+        assert!(!all.contains("hunter2secret"), "password echoed: {all}");
+        assert!(
+            text(r).contains("REDACTED") || text(r).contains("redacted"),
+            "{r}"
+        );
+    }
+    m.finish();
+}

@@ -79,18 +79,19 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         supersede: Some(ctx.store.config().compat_c_auto_supersede),
         ..Default::default()
     })?;
+    // The reply quotes the title as stored (redacted), never the raw input.
+    let title = engram_core::redact::redact(&a.title).0;
     let mut text = match out.action {
-        RememberAction::Created => format!("Memory saved: {:?} ({ctype})", a.title),
+        RememberAction::Created => format!("Memory saved: {title:?} ({ctype})"),
         RememberAction::Reinforced => format!(
-            "Memory already known, reinforced: {:?} ({ctype}) #{}",
-            a.title, out.id
+            "Memory already known, reinforced: {title:?} ({ctype}) #{}",
+            out.id
         ),
         RememberAction::Merged => {
-            format!("Memory merged into #{}: {:?} ({ctype})", out.id, a.title)
+            format!("Memory merged into #{}: {title:?} ({ctype})", out.id)
         }
         RememberAction::Superseded => format!(
-            "Memory saved: {:?} ({ctype}); it supersedes {}",
-            a.title,
+            "Memory saved: {title:?} ({ctype}); it supersedes {}",
             out.touched
                 .iter()
                 .map(|i| format!("#{i}"))
@@ -98,8 +99,7 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                 .join(", ")
         ),
         RememberAction::Updated => format!(
-            "Memory updated: {:?} ({ctype}) #{}, revision {}",
-            a.title,
+            "Memory updated: {title:?} ({ctype}) #{}, revision {}",
             out.id,
             out.revision.unwrap_or(1)
         ),
@@ -296,7 +296,12 @@ fn mem_save_prompt(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let id = ctx
         .store
         .save_prompt(&a.content, a.session_id.as_deref(), &origin)?;
-    let head: String = a.content.chars().take(80).collect();
+    // The reply quotes the prompt as stored (redacted), never the raw input.
+    let head: String = engram_core::redact::redact(&a.content)
+        .0
+        .chars()
+        .take(80)
+        .collect();
     Ok(json!({ "result": format!("Prompt saved: {head:?}"), "id": id }))
 }
 

@@ -21,13 +21,15 @@ impl Store {
         crate::parts::split_long_imports(&mut batch);
         super::redact_records(&mut batch);
         let actr = self.config.actr;
-        let warnings = std::mem::take(&mut batch.warnings);
+        let read = Batch {
+            warnings: std::mem::take(&mut batch.warnings),
+            warnings_omitted: std::mem::take(&mut batch.warnings_omitted),
+            ..Default::default()
+        };
         let batch = batch;
         self.write(|tx| {
-            let mut report = ImportReport {
-                warnings: warnings.clone(),
-                ..Default::default()
-            };
+            let mut report = ImportReport::default();
+            report.take_warnings(&mut read.clone());
             let total = batch.memories.len() as u64;
             for (i, im) in batch.memories.iter().enumerate() {
                 if i % 64 == 0 {
@@ -98,7 +100,7 @@ impl Store {
                 if let Some(r) = &room {
                     crate::importers::put_in_room(&mut chunk.batch, r);
                 }
-                report.warnings.append(&mut chunk.batch.warnings);
+                report.take_warnings(&mut chunk.batch);
                 for im in &chunk.batch.memories {
                     created.extend(import_memory(tx, im, &actr, &mut report)?);
                 }
@@ -194,7 +196,7 @@ fn import_memory(
         }
         Err(Error::Input(e)) => {
             report.skipped("memories");
-            report.warnings.push(format!("memory {label}: {e}"));
+            report.warn(format!("memory {label}: {e}"));
             Ok(None)
         }
         Err(e) => Err(e),
@@ -221,9 +223,7 @@ fn history_row(
     if let Late::Event(e) = &h
         && EventKind::parse(&e.kind).is_none()
     {
-        report
-            .warnings
-            .push(format!("memory {label}: unknown event kind {:?}", e.kind));
+        report.warn(format!("memory {label}: unknown event kind {:?}", e.kind));
         return None;
     }
     report.created(history_kind(&h));
@@ -256,7 +256,7 @@ fn import_late(
         match id_of(tx, &uid)? {
             Some(id) if created.contains(&id) => rows.extend(history_row(id, h, &uid, report)),
             Some(_) => report.skipped(history_kind(&h)),
-            None => report.warnings.push(format!(
+            None => report.warn(format!(
                 "line {line}: {}: names no memory of this file; skipped",
                 history_kind(&h)
             )),
@@ -288,7 +288,7 @@ fn import_links(tx: &mut dyn Tx, links: &[LinkRow], report: &mut ImportReport) -
     for l in links {
         let (Some(src), Some(dst)) = (id_of(tx, &l.src)?, id_of(tx, &l.dst)?) else {
             report.skipped("links");
-            report.warnings.push(format!(
+            report.warn(format!(
                 "link {} -> {}: a memory it names is not in the store",
                 l.src, l.dst
             ));

@@ -151,7 +151,7 @@ pub fn read_jsonl(input: &mut dyn BufRead) -> Result<Batch> {
             Late::Revision(_) => "revision",
             Late::Evidence(_) => "evidence",
         };
-        chunk.batch.warnings.push(format!(
+        chunk.batch.warn(format!(
             "line {line_no}: {ty}: names no memory of this file; skipped"
         ));
     }
@@ -172,9 +172,7 @@ fn parse_line(
     let v: serde_json::Value = match serde_json::from_str(t) {
         Ok(v) => v,
         Err(e) => {
-            batch
-                .warnings
-                .push(format!("line {line_no}: not JSON ({e}); skipped"));
+            batch.warn(format!("line {line_no}: not JSON ({e}); skipped"));
             return Ok(());
         }
     };
@@ -184,9 +182,7 @@ fn parse_line(
         .unwrap_or("")
         .to_string();
     let warn = |batch: &mut Batch, e: String| {
-        batch
-            .warnings
-            .push(format!("line {line_no}: {ty}: {e}; skipped"));
+        batch.warn(format!("line {line_no}: {ty}: {e}; skipped"));
     };
     match ty.as_str() {
         "header" => {
@@ -266,9 +262,7 @@ fn parse_line(
             Ok(j) => batch.judgments.push(j),
             Err(e) => warn(batch, e.to_string()),
         },
-        other => batch
-            .warnings
-            .push(format!("line {line_no}: unknown type {other:?}; skipped")),
+        other => batch.warn(format!("line {line_no}: unknown type {other:?}; skipped")),
     }
     Ok(())
 }

@@ -68,8 +68,30 @@ pub struct Batch {
     pub sessions: Vec<SessionRow>,
     pub prompts: Vec<PromptRow>,
     pub judgments: Vec<JudgmentRow>,
-    /// Problems met while reading the source (the item was skipped).
+    /// Problems met while reading the source (the item was skipped), at most
+    /// [`MAX_WARNINGS`] of them word for word.
     pub warnings: Vec<String>,
+    /// How many more warnings there were than `warnings` keeps.
+    pub warnings_omitted: usize,
+}
+
+/// Warnings kept word for word by one import; the rest are only counted, so a file of
+/// millions of bad lines is read in flat memory.
+pub const MAX_WARNINGS: usize = 100;
+
+fn bounded_push(list: &mut Vec<String>, omitted: &mut usize, w: String) {
+    if list.len() < MAX_WARNINGS {
+        list.push(w);
+    } else {
+        *omitted += 1;
+    }
+}
+
+impl Batch {
+    /// Records a problem with the source, keeping at most [`MAX_WARNINGS`] word for word.
+    pub fn warn(&mut self, w: String) {
+        bounded_push(&mut self.warnings, &mut self.warnings_omitted, w);
+    }
 }
 
 /// What an import did, by record type.
@@ -77,7 +99,9 @@ pub struct Batch {
 pub struct ImportReport {
     pub created: BTreeMap<&'static str, usize>,
     pub skipped: BTreeMap<&'static str, usize>,
+    /// At most [`MAX_WARNINGS`] warnings word for word; `warnings_omitted` counts the rest.
     pub warnings: Vec<String>,
+    pub warnings_omitted: usize,
 }
 
 impl ImportReport {
@@ -86,6 +110,24 @@ impl ImportReport {
     }
     fn skipped(&mut self, what: &'static str) {
         *self.skipped.entry(what).or_default() += 1;
+    }
+    /// Records a warning, keeping at most [`MAX_WARNINGS`] word for word.
+    pub fn warn(&mut self, w: String) {
+        bounded_push(&mut self.warnings, &mut self.warnings_omitted, w);
+    }
+    /// Moves a read chunk's warnings into the report, still bounded.
+    fn take_warnings(&mut self, b: &mut Batch) {
+        for w in b.warnings.drain(..) {
+            self.warn(w);
+        }
+        self.warnings_omitted += std::mem::take(&mut b.warnings_omitted);
+    }
+    /// Whether the source gave nothing to import: no record created or already present,
+    /// and at least one problem reported (a file of nothing but bad lines).
+    pub fn nothing_readable(&self) -> bool {
+        self.created.values().all(|n| *n == 0)
+            && self.skipped.values().all(|n| *n == 0)
+            && !(self.warnings.is_empty() && self.warnings_omitted == 0)
     }
     pub fn created_count(&self, what: &str) -> usize {
         self.created.get(what).copied().unwrap_or(0)
