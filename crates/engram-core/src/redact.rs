@@ -89,6 +89,12 @@ fn is_placeholder(v: &str) -> bool {
 }
 
 fn unquote(v: &str) -> (&str, bool) {
+    // A value quoted with escaped quotes (`\"x\"`, an assignment inside a JSON string).
+    for q in ["\\\"", "\\'"] {
+        if v.len() >= 2 * q.len() && v.starts_with(q) && v.ends_with(q) {
+            return (&v[q.len()..v.len() - q.len()], true);
+        }
+    }
     let q = v.len() >= 2
         && ((v.starts_with('"') && v.ends_with('"')) || (v.starts_with('\'') && v.ends_with('\'')));
     if q {
@@ -152,6 +158,15 @@ fn high_entropy(v: &str) -> bool {
         .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
         .count();
     upper >= 2 && lower >= 2 && digits >= 2 && flips * 5 >= n && entropy(v) >= 4.0
+}
+
+/// Random-looking text that is public by its label: a digest named by its algorithm
+/// (subresource integrity `sha256-`/`sha384-`/`sha512-`, go.sum's `h1:`, `md5-`) or
+/// inline data (`data:…;base64,`). These are checksums of public files and images, not
+/// credentials; a secret carries no such label.
+fn public_encoding(v: &str) -> bool {
+    const LABELS: &[&str] = &["h1:", "base64,", "sha1-", "sha256-", "sha384-", "sha512-", "md5-"];
+    LABELS.iter().any(|l| v.len() > l.len() && v[..l.len()].eq_ignore_ascii_case(l))
 }
 
 /// Luhn checksum over the digits of a candidate card number, with an issuer prefix (Visa,
@@ -269,7 +284,8 @@ fn rules() -> &'static [Rule] {
         // Keys whose value is a secret in env, shell, YAML, TOML, JSON and .env forms.
         const SECRET_KEYS: &str = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|credentials?|api[_-]?key|apikey|secret[_.-]key[_.-]base)|(?:[A-Za-z0-9]+[_.-])+(?:pass|auth|pwd)|pwd";
         // A value ends at a space, a separator, or a URL's next `&name=` parameter.
-        let value = r#"("[^"\n]*"|'[^'\n]*'|[^\s,;"'})\]]+?)(?:&[A-Za-z0-9_.-]+=|[\s,;"'})\]]|$)"#;
+        // Escaped quotes first: an assignment written inside a JSON string (`\"x\"`).
+        let value = r#"(\\"[^"\\\n]*\\"|\\'[^'\\\n]*\\'|"[^"\n]*"|'[^'\n]*'|[^\s,;"'})\]]+?)(?:&[A-Za-z0-9_.-]+=|[\s,;"'})\]]|$)"#;
         let assignment = format!(
             r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+|set\s+)?["']?(?:{SECRET_KEYS})["']?\s*(?::=|=|:)[ \t]*{value}"#
         );
@@ -361,11 +377,13 @@ fn rules() -> &'static [Rule] {
                 1,
                 |_, v| card_number(v),
             ),
+            // The optional label in front lets `public_encoding` see a digest's name
+            // (`sha384-…`, go.sum's `h1:…`) or a data URL's `base64,`.
             r(
                 "high_entropy",
-                r"(?:^|[^A-Za-z0-9+/=_-])([A-Za-z0-9+/=_-]{24,})",
+                r"(?:^|[^A-Za-z0-9+/=_-])((?:h1:|base64,)?[A-Za-z0-9+/=_-]{24,})",
                 1,
-                |_, v| high_entropy(v),
+                |_, v| !public_encoding(v) && high_entropy(v),
             ),
         ]
     })

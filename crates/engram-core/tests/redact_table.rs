@@ -8,6 +8,11 @@ use engram_core::redact::{MARK, redact};
 
 /// (text, the secret in it). The secret must not survive redaction.
 const SECRETS: &[(&str, &str)] = &[
+    // Quoted assignments inside a string value (the secrets attacker's S5).
+    (r#"REDIS_AUTH="Zq8x2LmP0vR""#, "Zq8x2LmP0vR"),
+    (r#"{"env": "API_TOKEN=\"tkn8d7f6e5d4c3b\""}"#, "tkn8d7f6e5d4c3b"),
+    (r#"note: 'DB_PASSWORD="hunter2secret"'"#, "hunter2secret"),
+    (r#"REDIS_AUTH=\"s3cr3tValue9\""#, "s3cr3tValue9"),
     // Environment and .env assignments.
     ("DATABASE_PASSWORD=Tr0ub4dor&3x", "Tr0ub4dor&3x"),
     ("DB_PASSWORD=hunter2hunter2", "hunter2hunter2"),
@@ -278,6 +283,16 @@ const SECRETS: &[(&str, &str)] = &[
 /// Ordinary engineering text: code, configuration, hashes and ids in prose. Must be kept
 /// byte for byte.
 const NON_SECRETS: &[&str] = &[
+    // Public encodings that look random (the secrets attacker's false positives).
+    r#"<script src="https://cdn.jsdelivr.net/npm/bootstrap@5.3.3/dist/js/bootstrap.bundle.min.js" integrity="sha384-YvpcrYf0tY3lHB60NNkmXc5s9fDVZLESaAA55NDzOxhy9GkcIdslK1eN7N6jIeHz" crossorigin="anonymous"></script>"#,
+    r#""integrity": "sha512-3E0gR2kx7QHhtbpm1Y5KqEwt+bNbMZQ1X6TqN5HmZfo1o8eWq2vJpY3cR7uLsT9dKfGhA0bXwV4nCe6iU8aPzQ==","#,
+    "github.com/stretchr/testify v1.9.0 h1:HtqpIVDClZ4nwg75+f6Lvsy/wHu+3BoSGCbBAcpTsTg=",
+    "golang.org/x/sys v0.21.0/go.mod h1:/VUhepiaJMQUp4+oa/7Zr1D23ma6VTLIYjOOTFZPUcA=",
+    r#"const logo = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAABHNCSVQICAgIfAhkiAAAAAlwSFlzAAALEwAACxMBAJqcGAAAAZ9JREFUOI2Nk79Lw0AUx7";"#,
+    "Role: arn:aws:iam::123456789012:role/service-role/AWSLambdaBasicExecutionRole-8f3kDx9Q2",
+    "arn:aws:iam::123456789012:role/aws-service-role/ecs.amazonaws.com/AWSServiceRoleForECS",
+    "The task role is arn:aws:iam::210987654321:role/ProdEcsTaskExecutionRoleForOrdersApi",
+    "wasm integrity sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU= matches the lockfile",
     "We switched from PostgreSQL to SQLite for the local store.",
     "The password policy: at least twelve characters.",
     "password: required",
