@@ -165,8 +165,12 @@ fn high_entropy(v: &str) -> bool {
 /// inline data (`data:…;base64,`). These are checksums of public files and images, not
 /// credentials; a secret carries no such label.
 fn public_encoding(v: &str) -> bool {
-    const LABELS: &[&str] = &["h1:", "base64,", "sha1-", "sha256-", "sha384-", "sha512-", "md5-"];
-    LABELS.iter().any(|l| v.len() > l.len() && v[..l.len()].eq_ignore_ascii_case(l))
+    const LABELS: &[&str] = &[
+        "h1:", "base64,", "sha1-", "sha256-", "sha384-", "sha512-", "md5-",
+    ];
+    LABELS
+        .iter()
+        .any(|l| v.len() > l.len() && v[..l.len()].eq_ignore_ascii_case(l))
 }
 
 /// Luhn checksum over the digits of a candidate card number, with an issuer prefix (Visa,

@@ -10,7 +10,10 @@ use engram_core::redact::{MARK, redact};
 const SECRETS: &[(&str, &str)] = &[
     // Quoted assignments inside a string value (the secrets attacker's S5).
     (r#"REDIS_AUTH="Zq8x2LmP0vR""#, "Zq8x2LmP0vR"),
-    (r#"{"env": "API_TOKEN=\"tkn8d7f6e5d4c3b\""}"#, "tkn8d7f6e5d4c3b"),
+    (
+        r#"{"env": "API_TOKEN=\"tkn8d7f6e5d4c3b\""}"#,
+        "tkn8d7f6e5d4c3b",
+    ),
     (r#"note: 'DB_PASSWORD="hunter2secret"'"#, "hunter2secret"),
     (r#"REDIS_AUTH=\"s3cr3tValue9\""#, "s3cr3tValue9"),
     // Environment and .env assignments.

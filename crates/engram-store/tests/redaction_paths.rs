@@ -243,6 +243,19 @@ fn import_and_hand_edited_vault_files_redact() {
     let m = store.get(&IdRef::Id(id)).unwrap();
     assert!(m.content.contains("[REDACTED]"), "{}", m.content);
     assert_clean(dir.path(), &mut store);
+
+    // A file made by hand whose name holds a token: read back, renamed to the redacted
+    // name, and its memory found under it.
+    let hand = dir.path().join("memories").join(format!("note-{TOKEN}.md"));
+    std::fs::write(&hand, "The staging database restarts on Sundays.\n").unwrap();
+    store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert!(!hand.exists(), "the file kept its name");
+    assert!(
+        dir.path().join("memories/note-[REDACTED].md").exists()
+            || everything_on_disk(dir.path()).contains("restarts on Sundays"),
+        "the memory's file is gone"
+    );
+    assert_clean(dir.path(), &mut store);
 }
 
 fn find_file(root: &Path, uid: &str) -> PathBuf {

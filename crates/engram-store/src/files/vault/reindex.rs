@@ -246,10 +246,13 @@ impl Pass<'_> {
     ) -> Result<()> {
         let uid = memory_uid(self.tx, id)?;
         self.claimed.insert(uid.clone());
+        let renamed = self.clean_name(rel)?;
+        let rel = renamed.as_deref().unwrap_or(rel);
         self.stems.insert(stem_of(rel).to_string(), uid.clone());
-        // A secret typed into the file was redacted on the way in: the file
+        // A secret typed into the file (or its name) was redacted on the way in: the file
         // is rewritten from the clean row too, so the secret leaves the disk.
-        let had_secret = !redact::redact(&r.content).1.is_empty()
+        let had_secret = renamed.is_some()
+            || !redact::redact(&r.content).1.is_empty()
             || r.title
                 .as_deref()
                 .is_some_and(|t| !redact::redact(t).1.is_empty());
@@ -264,6 +267,28 @@ impl Pass<'_> {
             self.link_todo.push((id, full, links.clone()));
         }
         Ok(())
+    }
+
+    /// A file whose name holds a secret (a token typed into a file name by hand) is
+    /// renamed to the redacted name, so the secret leaves the disk's names as it leaves
+    /// the rows. `None`: the name is clean (or the clean name is taken, which is warned).
+    fn clean_name(&mut self, rel: &str) -> Result<Option<String>> {
+        let (clean, found) = redact::redact(rel);
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let (from, to) = (self.root.join(rel), self.root.join(&clean));
+        if to.exists() {
+            self.report.warnings.push(VaultWarning {
+                path: to,
+                line: 0,
+                message: "a file with a secret in its name could not take its redacted name, which another file has; rename it by hand".into(),
+            });
+            return Ok(None);
+        }
+        std::fs::rename(&from, &to).map_err(|source| Error::Io { path: from, source })?;
+        forget_file(self.tx, rel)?;
+        Ok(Some(clean))
     }
 
     /// Makes each applied file's memory link what the file lists; a link that names no
