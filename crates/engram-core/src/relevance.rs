@@ -62,6 +62,17 @@ pub const WITH_MODEL: Bands = Bands {
     none_below: 0.4,
 };
 
+/// What a term found only inside a longer word counts for, against a whole word's 1:
+/// "ing" inside "testing" is a lead (exhaustive recall finds it), not a match.
+pub const FRAGMENT_WEIGHT: f64 = 0.5;
+
+/// Coverage with fragments counted at [`FRAGMENT_WEIGHT`]: `whole` is the share of the
+/// query's terms the memory holds as words, `partial` the share counting words found
+/// inside longer words too (never below `whole`).
+pub fn with_fragments(whole: f64, partial: f64) -> f64 {
+    whole + FRAGMENT_WEIGHT * (partial - whole).max(0.0)
+}
+
 /// A memory's absolute relevance: the larger of its coverage of the query's terms and its
 /// calibrated cosine (when the query has a vector of the loaded model).
 pub fn absolute(coverage: f64, cosine: Option<f64>, calibration: Option<Calibration>) -> f64 {
@@ -91,6 +102,13 @@ pub fn verdict(best: Option<f64>, with_model: bool, has_content: bool) -> Match 
 mod tests {
     use super::*;
     use crate::embed::calibration;
+
+    #[test]
+    fn a_fragment_counts_half_a_word() {
+        assert_eq!(with_fragments(1.0, 1.0), 1.0);
+        assert_eq!(with_fragments(0.0, 1.0), 0.5);
+        assert!(verdict(Some(with_fragments(0.0, 1.0)), false, true) != Match::Good);
+    }
 
     #[test]
     fn the_scale_is_absolute_and_the_verdict_has_three_steps() {

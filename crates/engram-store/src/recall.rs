@@ -426,7 +426,16 @@ impl Store {
         let kept_ids: Vec<MemoryId> = kept.iter().map(|c| c.0).collect();
         let memories = self.memories_by_id(&kept_ids)?;
         let standings = self.standings(&kept_ids, &memories)?;
-        let coverage = src.coverage(plan, &kept_ids, true)?;
+        // A term found only inside a longer word is a lead, not a match: it counts half.
+        let whole = src.coverage(plan, &kept_ids, false)?;
+        let partial = src.coverage(plan, &kept_ids, true)?;
+        let coverage: HashMap<MemoryId, f64> = partial
+            .iter()
+            .map(|(id, p)| {
+                let w = whole.get(id).copied().unwrap_or(0.0);
+                (*id, engram_core::relevance::with_fragments(w, *p))
+            })
+            .collect();
         let ranked = ranking::rank_exhaustive(&kept, &standings, &coverage, &cosines, cal);
         drop(standings);
         Ok(Gathered { ranked, memories })

@@ -1362,4 +1362,9 @@ fn a_result_says_when_nothing_matched_well() {
     // Half the query's words: weak.
     let half = f.recall("staging database password rotation", "app", Mode::Fast);
     assert_eq!(half.matched, engram_store::Match::Weak, "{half:?}");
+    // A word fragment that exhaustive recall finds inside a longer word ("ploy" in
+    // "deploy") is a lead, never a good match.
+    let fragment = f.recall("ploy", "app", Mode::Exhaustive);
+    assert!(!fragment.hits.is_empty(), "exhaustive finds the fragment");
+    assert_ne!(fragment.matched, engram_store::Match::Good, "{fragment:?}");
 }
