@@ -157,7 +157,7 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         }
     }
     Ok(
-        json!({ "memoriesFound": memories.len(), "memories": memories, "notice": super::native::RECALL_NOTICE }),
+        json!({ "memoriesFound": memories.len(), "memories": memories, "match": out.matched, "notice": super::native::RECALL_NOTICE }),
     )
 }
 

@@ -479,11 +479,12 @@ fn user_prompt(
                 "ts": engram_core::time::format(now_ms()), "session_id": session, "mode": mode,
                 "rooms": result.rooms, "prompt_sha256": prompt_fingerprint(prompt),
                 "prompt_chars": prompt.chars().count(),
-                "candidates": candidates, "surfaced": chosen.iter().map(|c| c.id).collect::<Vec<_>>(),
+                "candidates": candidates, "match": result.matched,
+                "surfaced": chosen.iter().map(|c| c.id).collect::<Vec<_>>(),
             }),
         );
         if h.surface_mode == SurfaceMode::Active && !chosen.is_empty() {
-            parts.push(pure::surface_text(&chosen));
+            parts.push(pure::surface_text(&chosen, result.matched));
         }
     }
     parts.extend(nudges(home, &store, &h));

@@ -536,3 +536,47 @@ fn an_import_of_nothing_readable_fails_and_lists_its_problems_bounded() {
         String::from_utf8_lossy(&again.stderr)
     );
 }
+
+/// The seeds' search tools carry engram's absolute verdict as an extra field (and C's text
+/// a line of its own), so an agent under any profile can tell that nothing matched well.
+#[test]
+fn seed_profiles_say_how_well_a_search_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Mcp::start(dir.path(), &["--tools", "compat-c"], "c");
+    let saved = c.call(
+        "mem_save",
+        json!({"title": "Deploy day", "content": "We deploy the billing service on Fridays.", "project": "app"}),
+    );
+    assert!(
+        saved.get("result").is_some() || saved.get("structuredContent").is_some(),
+        "{saved}"
+    );
+    let good = c.call(
+        "mem_search",
+        json!({"query": "deploy billing service Fridays", "project": "app"}),
+    );
+    assert_eq!(good["structuredContent"]["match"], "good", "{good}");
+    let stray = c.call(
+        "mem_search",
+        json!({"query": "holiday photos from the deploy party in Lisbon", "project": "app"}),
+    );
+    assert_eq!(stray["structuredContent"]["match"], "none", "{stray}");
+    let sc = &stray["structuredContent"];
+    if !sc["results"].as_array().unwrap().is_empty() {
+        assert!(
+            sc["result"]
+                .as_str()
+                .unwrap()
+                .contains("Match: no good match"),
+            "{stray}"
+        );
+    }
+    c.finish();
+    let mut a = Mcp::start(dir.path(), &["--tools", "compat-a"], "a");
+    let r = a.call(
+        "recall_memory",
+        json!({"query": "holiday photos from the deploy party in Lisbon"}),
+    );
+    assert!(r["structuredContent"]["match"].is_string(), "{r}");
+    a.finish();
+}

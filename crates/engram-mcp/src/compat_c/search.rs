@@ -76,7 +76,7 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let hits: Vec<_> = out.hits.iter().collect();
     if hits.is_empty() {
         return Ok(
-            json!({ "result": format!("No memories found for: {:?}", a.query), "results": [] }),
+            json!({ "result": format!("No memories found for: {:?}", a.query), "results": [], "match": out.matched }),
         );
     }
     let mut text = format!("Found {} memories:\n", hits.len());
@@ -99,15 +99,21 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     text.push_str(
         "\nResults above are previews (300 chars); use mem_get_observation for the full text.",
     );
+    // engram's absolute verdict, as a line of its own after C's text.
+    if let Some(n) = out.matched.notice() {
+        text.push_str(&format!("\nMatch: {n}."));
+    }
     if !a.all_projects.unwrap_or(false)
         && let Ok((room, _)) = a.project.resolve(ctx)
     {
         text.push_str(&save_nudge(ctx.store, &room));
     }
     if json_only {
-        return Ok(json!({ "results": results, "count": results.len() }));
+        return Ok(json!({ "results": results, "count": results.len(), "match": out.matched }));
     }
-    Ok(json!({ "result": text, "results": results, "notice": crate::native::RECALL_NOTICE }))
+    Ok(
+        json!({ "result": text, "results": results, "match": out.matched, "notice": crate::native::RECALL_NOTICE }),
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
