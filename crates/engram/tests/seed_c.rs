@@ -661,3 +661,28 @@ fn projects_consolidate_merges_spellings_of_one_project() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("judgment_id"));
 }
+
+/// C's cloud verbs are refused by name, pointing at the team server, and write nothing:
+/// a C user learns what to run instead of reading "unknown command".
+#[test]
+fn cloud_verbs_are_refused_naming_the_team_server() {
+    let home = tempfile::tempdir().unwrap();
+    for args in [
+        &["cloud", "enroll", "--token", "x"][..],
+        &["cloud", "status"][..],
+        &["sync", "--cloud"][..],
+    ] {
+        let out = command(home.path()).args(args).output().unwrap();
+        assert!(!out.status.success(), "engram {args:?} succeeded");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no cloud service") && err.contains("serve --store postgres://"),
+            "engram {args:?}: {err}"
+        );
+        assert!(!err.contains("unrecognized subcommand"), "{err}");
+    }
+    assert!(
+        !home.path().join(".engram").exists(),
+        "a refused sync wrote a sync folder"
+    );
+}
