@@ -84,6 +84,8 @@ pub enum Command {
     /// Seed C's git-chunk sync: write new memories as a chunk in `.engram/` (or `--import`
     /// the chunks other machines wrote, or `--status`).
     Sync(crate::seed_c_cli::SyncArgs),
+    /// Seed C's cloud sync: refused, naming engram's team server (`serve --store postgres://`).
+    Cloud(CloudArgs),
     /// A terminal UI (seed C's `tui`): browse, search, open a memory, its history and links.
     Tui,
     /// Write `.engram/config.json` naming this folder's project (seed C's `init`).
@@ -123,6 +125,14 @@ pub enum Command {
     Doctor,
     /// Run an agent hook: reads the event's JSON on stdin, always exits 0.
     Hook(HookArgs),
+}
+
+/// `engram cloud ...`: any of C's cloud subcommands and flags, taken only to be refused.
+#[derive(Args, Debug)]
+pub struct CloudArgs {
+    /// C's cloud subcommand and its arguments (ignored: the verb is refused).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub rest: Vec<String>,
 }
 
 #[derive(Args, Debug)]

@@ -182,6 +182,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Projects(c) => seed_c_cli::projects(c, caller_dir(cwd.clone()), json)?,
         Command::Conflicts(c) => seed_c_cli::conflicts(c, json)?,
         Command::Sync(a) => seed_c_cli::sync(a, caller_dir(cwd), json)?,
+        Command::Cloud(_) => seed_c_cli::cloud()?,
         Command::Tui => tui::run()?,
         Command::Init(a) => {
             let dir =

@@ -318,10 +318,28 @@ pub struct SyncArgs {
     /// else of the current folder), as C keeps it.
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Seed C's cloud sync: refused (engram shares through a team server instead).
+    #[arg(long, hide = true)]
+    pub cloud: bool,
+}
+
+/// Why C's cloud verbs are refused, naming engram's way: a C user typing them must learn
+/// what to run instead, not read "unknown command".
+pub const CLOUD_REFUSAL: &str = "engram has no cloud service (seed C's `cloud` and `sync --cloud`). \
+To share memories between machines or people, run engram's team server on PostgreSQL: \
+`engram serve --store postgres://...` (README \"For teams\"); for C's git chunks in `.engram/`, \
+run `engram sync` (and `engram sync --import` on the other machine).";
+
+/// `engram cloud ...`: refused with [`CLOUD_REFUSAL`], whatever the subcommand.
+pub fn cloud() -> anyhow::Result<()> {
+    anyhow::bail!(CLOUD_REFUSAL)
 }
 
 /// `engram sync`: seed C's git-chunk sync (`engram_store::git_sync` owns the format).
 pub fn sync(a: SyncArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    if a.cloud {
+        anyhow::bail!(CLOUD_REFUSAL);
+    }
     let here = cwd.ok_or_else(|| anyhow::anyhow!("sync: no working directory"))?;
     let folder = a
         .dir

@@ -689,3 +689,28 @@ fn seed_cs_save_replies_do_not_echo_secrets() {
     }
     m.finish();
 }
+
+/// C's cloud verbs are refused by name, pointing at the team server, and write nothing:
+/// a C user learns what to run instead of reading "unknown command".
+#[test]
+fn cloud_verbs_are_refused_naming_the_team_server() {
+    let home = tempfile::tempdir().unwrap();
+    for args in [
+        &["cloud", "enroll", "--token", "x"][..],
+        &["cloud", "status"][..],
+        &["sync", "--cloud"][..],
+    ] {
+        let out = command(home.path()).args(args).output().unwrap();
+        assert!(!out.status.success(), "engram {args:?} succeeded");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no cloud service") && err.contains("serve --store postgres://"),
+            "engram {args:?}: {err}"
+        );
+        assert!(!err.contains("unrecognized subcommand"), "{err}");
+    }
+    assert!(
+        !home.path().join(".engram").exists(),
+        "a refused sync wrote a sync folder"
+    );
+}
