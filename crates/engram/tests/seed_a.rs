@@ -578,3 +578,24 @@ fn serve_picks_compat_a_when_as_data_is_in_the_home() {
     assert!(core.contains("(7 tools)"), "{core}");
     assert!(compat_a.contains("(15 tools)"), "{compat_a}");
 }
+
+/// A second server on a port another one holds exits 2 (a usage error, as seed A's server
+/// did) with a message naming the port, instead of 1 with only the OS error.
+#[test]
+fn a_second_server_on_a_busy_port_exits_2_naming_the_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port();
+    let out = command(dir.path())
+        .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("port {port}")) && stderr.contains("already in use"),
+        "{stderr}"
+    );
+    drop(holder);
+}
