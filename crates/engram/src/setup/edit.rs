@@ -66,10 +66,14 @@ pub fn mcp_json(doc: &mut Map<String, Value>, entry: Value, remove: bool) -> any
     let servers = object_at(doc, "mcpServers")?;
     match servers.get_mut("engram").and_then(Value::as_object_mut) {
         Some(existing) => {
-            if existing.get("command") != entry.get("command") {
+            // Repointing another program (seed B's `engram-mcp` with `"args": []`): its
+            // arguments were that program's, so engram's (with the seed's profile) replace
+            // them. An entry already running engram keeps the arguments its user chose.
+            let repointed = existing.get("command") != entry.get("command");
+            if repointed {
                 existing.insert("command".into(), entry["command"].clone());
             }
-            if !existing.contains_key("args") {
+            if repointed || !existing.contains_key("args") {
                 existing.insert("args".into(), entry["args"].clone());
             }
         }

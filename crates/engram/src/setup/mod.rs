@@ -250,15 +250,23 @@ impl Client {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeedProtocol {
     A,
+    B,
     C,
 }
 
 impl SeedProtocol {
     /// Which seed's tool names a text of agent instructions calls, C's first (its names
-    /// are unmistakable; A's `recall_memory` could appear in a C user's notes too).
+    /// are unmistakable; A's `recall_memory` could appear in a C user's notes too). B's
+    /// instructions include its `MEMORY_PROTOCOL.md` or call its consolidation tools, which
+    /// only B had (engram's core profile lacks them, so a B agent needs `compat-b`).
     fn taught_by(text: &str) -> Option<SeedProtocol> {
         if text.contains("mem_save") || text.contains("mem_search") {
             Some(SeedProtocol::C)
+        } else if ["MEMORY_PROTOCOL.md", "consolidation_candidates", "mark_consolidated"]
+            .iter()
+            .any(|t| text.contains(t))
+        {
+            Some(SeedProtocol::B)
         } else if ["recall_memory", "store_memory", "session_handoff"]
             .iter()
             .any(|t| text.contains(t))
@@ -272,19 +280,25 @@ impl SeedProtocol {
     fn profile(self) -> &'static str {
         match self {
             SeedProtocol::A => "compat-a",
+            SeedProtocol::B => "compat-b",
             SeedProtocol::C => "compat-c",
         }
     }
 }
 
-/// Seed A's data in engram's home (A kept `memories.duckdb` and `graph.json` in
-/// `~/.engram` too): its agents call A's tool names, as a bare `engram` assumes.
-fn seed_a_data(engram_home: &engram_store::settings::Home) -> Option<(SeedProtocol, PathBuf)> {
+/// A seed's data in engram's home (A kept `memories.duckdb` and `graph.json` in
+/// `~/.engram` too, B its `index.db` and `MEMORY_PROTOCOL.md`): its agents call that
+/// seed's tool names. A first, as a bare `engram` assumes.
+fn seed_data(engram_home: &engram_store::settings::Home) -> Option<(SeedProtocol, PathBuf)> {
+    let a = engram_home.seed_a_files().into_iter().find(|f| f.exists());
+    if let Some(found) = a {
+        return Some((SeedProtocol::A, found));
+    }
     let found = engram_home
-        .seed_a_files()
+        .seed_b_files()
         .into_iter()
         .find(|f| f.exists())?;
-    Some((SeedProtocol::A, found))
+    Some((SeedProtocol::B, found))
 }
 
 /// The arguments of engram's MCP server entry: the seed's profile when its protocol is
@@ -292,6 +306,7 @@ fn seed_a_data(engram_home: &engram_store::settings::Home) -> Option<(SeedProtoc
 fn mcp_args(seed: Option<SeedProtocol>) -> &'static [&'static str] {
     match seed {
         Some(SeedProtocol::A) => &["mcp", "--tools=compat-a"],
+        Some(SeedProtocol::B) => &["mcp", "--tools=compat-b"],
         Some(SeedProtocol::C) => &["mcp", "--tools=compat-c"],
         None => &["mcp"],
     }
@@ -423,7 +438,7 @@ pub fn plan(
         let seed = if remove {
             None
         } else {
-            c.seed_protocol(home).or_else(|| seed_a_data(engram_home))
+            c.seed_protocol(home).or_else(|| seed_data(engram_home))
         };
         let seed_c = seed
             .as_ref()

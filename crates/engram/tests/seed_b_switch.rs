@@ -1,0 +1,106 @@
+//! Switching from seed B on the first try, through the built binary: `engram setup`
+//! registers the `compat-b` profile for a B user (B's tools stay), B's variables are
+//! accepted, B's reinforce tolerates an unknown id.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Stdio;
+use support::{Mcp, command};
+
+/// `engram setup CLIENT --non-interactive --no-model` for the user home `user`.
+fn setup(home: &Path, user: &Path, client: &str) -> String {
+    let out = command(home)
+        .env("HOME", user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", client, "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn tool_names(m: &mut Mcp) -> Vec<String> {
+    let r = m.request("tools/list", json!({}));
+    r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// B's installer put `engram-mcp` (with `"args": []` and B's variables) in
+/// `~/.claude.json` and `@`-included `MEMORY_PROTOCOL.md` from CLAUDE.md. Setup repoints
+/// the entry at engram with B's profile, keeps its `env`, and adds no protocol block of its
+/// own (engram's would name `context` and `handoff`, which compat-b does not serve). Before,
+/// the entry kept `"args": []`: a bare engram, whose tools lack B's `stats`, `link`, …
+#[test]
+fn setup_registers_compat_b_for_b_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    let rules = format!(
+        "# My rules\nBe terse.\n\n# Memory Protocol (engram)\n\n@{}\n",
+        home.join("MEMORY_PROTOCOL.md").display()
+    );
+    std::fs::write(user.join(".claude/CLAUDE.md"), &rules).unwrap();
+    std::fs::write(
+        user.join(".claude.json"),
+        r#"{"mcpServers":{"engram":{"type":"stdio","command":"/old/venv/bin/engram-mcp","args":[],
+            "env":{"ENGRAM_PRELOAD":"background","ENGRAM_IDLE_UNLOAD_SEC":"300"}}}}"#,
+    )
+    .unwrap();
+    let stdout = setup(&home, &user, "claude");
+    assert!(stdout.contains("profile compat-b"), "{stdout}");
+    let cfg: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".claude.json")).unwrap()).unwrap();
+    let entry = &cfg["mcpServers"]["engram"];
+    assert_eq!(entry["args"], json!(["mcp", "--tools=compat-b"]), "{cfg}");
+    assert_eq!(entry["env"]["ENGRAM_PRELOAD"], "background", "{cfg}");
+    assert_eq!(
+        std::fs::read_to_string(user.join(".claude/CLAUDE.md")).unwrap(),
+        rules,
+        "B's instructions are left as they are"
+    );
+
+    // The server the entry starts serves B's tools.
+    let args: Vec<String> = entry["args"].as_array().unwrap()[1..]
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut m = Mcp::start(&home, &args, "claude-code");
+    let names = tool_names(&mut m);
+    for t in ["stats", "link", "consolidation_candidates", "mark_consolidated"] {
+        assert!(names.iter().any(|n| n == t), "{t} missing from {names:?}");
+    }
+    m.finish();
+
+    // No instructions naming B, but B's index in the home: compat-b too.
+    std::fs::create_dir_all(user.join(".gemini")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("index.db"), b"").unwrap();
+    let stdout = setup(&home, &user, "gemini");
+    assert!(stdout.contains("profile compat-b"), "{stdout}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-b"]),
+        "{settings}"
+    );
+    assert!(
+        !user.join(".gemini/GEMINI.md").exists(),
+        "no engram protocol block naming tools compat-b lacks"
+    );
+}
