@@ -80,7 +80,12 @@ fn setup_registers_compat_b_for_b_users() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut m = Mcp::start(&home, &args, "claude-code");
     let names = tool_names(&mut m);
-    for t in ["stats", "link", "consolidation_candidates", "mark_consolidated"] {
+    for t in [
+        "stats",
+        "link",
+        "consolidation_candidates",
+        "mark_consolidated",
+    ] {
         assert!(names.iter().any(|n| n == t), "{t} missing from {names:?}");
     }
     m.finish();

@@ -66,14 +66,19 @@ pub fn mcp_json(doc: &mut Map<String, Value>, entry: Value, remove: bool) -> any
     let servers = object_at(doc, "mcpServers")?;
     match servers.get_mut("engram").and_then(Value::as_object_mut) {
         Some(existing) => {
-            // Repointing another program (seed B's `engram-mcp` with `"args": []`): its
-            // arguments were that program's, so engram's (with the seed's profile) replace
-            // them. An entry already running engram keeps the arguments its user chose.
-            let repointed = existing.get("command") != entry.get("command");
-            if repointed {
+            // An entry running another program (seed B's `engram-mcp` with `"args": []`):
+            // its arguments were that program's, so engram's (with the seed's profile)
+            // replace them. An entry running an engram binary, even at a stale path, keeps
+            // the arguments its user chose.
+            let was_engram = existing
+                .get("command")
+                .and_then(Value::as_str)
+                .and_then(|c| std::path::Path::new(c).file_name())
+                .is_some_and(|n| n == "engram");
+            if existing.get("command") != entry.get("command") {
                 existing.insert("command".into(), entry["command"].clone());
             }
-            if repointed || !existing.contains_key("args") {
+            if !was_engram || !existing.contains_key("args") {
                 existing.insert("args".into(), entry["args"].clone());
             }
         }

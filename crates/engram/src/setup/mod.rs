@@ -262,9 +262,13 @@ impl SeedProtocol {
     fn taught_by(text: &str) -> Option<SeedProtocol> {
         if text.contains("mem_save") || text.contains("mem_search") {
             Some(SeedProtocol::C)
-        } else if ["MEMORY_PROTOCOL.md", "consolidation_candidates", "mark_consolidated"]
-            .iter()
-            .any(|t| text.contains(t))
+        } else if [
+            "MEMORY_PROTOCOL.md",
+            "consolidation_candidates",
+            "mark_consolidated",
+        ]
+        .iter()
+        .any(|t| text.contains(t))
         {
             Some(SeedProtocol::B)
         } else if ["recall_memory", "store_memory", "session_handoff"]
