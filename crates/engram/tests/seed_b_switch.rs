@@ -109,3 +109,39 @@ fn setup_registers_compat_b_for_b_users() {
         "no engram protocol block naming tools compat-b lacks"
     );
 }
+
+/// B's client entries set `ENGRAM_PRELOAD` and `ENGRAM_IDLE_UNLOAD_SEC`: engram accepts
+/// them (a note saying what engram does instead, no warning), and doctor's config row is
+/// not NG. Before, every command warned "not an engram setting" and doctor exited 1.
+#[test]
+fn b_model_variables_are_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let b_env = [
+        ("ENGRAM_PRELOAD", "background"),
+        ("ENGRAM_IDLE_UNLOAD_SEC", "300"),
+    ];
+    let out = command(&home).envs(b_env).args(["stats"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("not an engram setting"), "{stderr}");
+    let out = command(&home)
+        .envs(b_env)
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = d["rows"].as_array().unwrap();
+    let config = rows.iter().find(|r| r["check"] == "config").unwrap();
+    assert_ne!(config["status"], "NG", "{config}");
+    let notes = rows
+        .iter()
+        .find(|r| r["check"] == "config: seed B keys")
+        .unwrap_or_else(|| panic!("{d}"));
+    let detail = notes["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("ENGRAM_PRELOAD") && detail.contains("ENGRAM_IDLE_UNLOAD_SEC"),
+        "{detail}"
+    );
+}
