@@ -130,7 +130,8 @@ pub struct SetupArgs {
     /// One client, as seed C takes it (`engram setup codex`); same names as --agents.
     #[arg(value_name = "AGENT")]
     pub agent: Option<String>,
-    /// Comma-separated clients: claude, codex, gemini, cursor (default: those detected).
+    /// Comma-separated clients: claude, codex, gemini, cursor, opencode, antigravity
+    /// (default: those detected).
     #[arg(long)]
     pub agents: Option<String>,
     /// Do not ask before writing.

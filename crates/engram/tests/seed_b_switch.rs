@@ -145,3 +145,63 @@ fn b_model_variables_are_accepted() {
         "{detail}"
     );
 }
+
+/// B's installer registered `engram-mcp` for Antigravity in
+/// `~/.gemini/config/mcp_config.json`. `setup --agents antigravity` repoints that line (with
+/// B's profile) and doctor checks that file. Before, the agent name was refused and the
+/// file kept pointing at the removed `engram-mcp`.
+#[test]
+fn setup_repoints_antigravity() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".gemini/config")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("MEMORY_PROTOCOL.md"),
+        "# Memory Protocol (engram)\n",
+    )
+    .unwrap();
+    let file = user.join(".gemini/config/mcp_config.json");
+    std::fs::write(
+        &file,
+        r#"{"mcpServers":{"engram":{"command":"/gone/venv/bin/engram-mcp"},"other":{"command":"foo"}}}"#,
+    )
+    .unwrap();
+    let doctor = || {
+        let out = command(&home)
+            .env("HOME", &user)
+            .env("PATH", "/nonexistent")
+            .args(["doctor", "--json"])
+            .output()
+            .unwrap();
+        let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+        d["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["check"] == "antigravity: MCP server")
+            .cloned()
+            .unwrap_or_else(|| panic!("no antigravity row: {d}"))
+    };
+    assert_eq!(doctor()["status"], "NG", "the stale engram-mcp is seen");
+    let stdout = setup(&home, &user, "--agents=antigravity");
+    assert!(stdout.contains("profile compat-b"), "{stdout}");
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        cfg["mcpServers"]["engram"]["command"],
+        env!("CARGO_BIN_EXE_engram"),
+        "{cfg}"
+    );
+    assert_eq!(
+        cfg["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-b"])
+    );
+    assert_eq!(cfg["mcpServers"]["other"]["command"], "foo");
+    let row = doctor();
+    assert_eq!(row["status"], "OK", "{row}");
+    assert!(
+        row["detail"].as_str().unwrap().contains("mcp_config.json"),
+        "{row}"
+    );
+}

@@ -35,14 +35,19 @@ pub enum Client {
     Cursor,
     /// OpenCode: its `opencode.json(c)` and a plugin file that runs engram's hooks.
     OpenCode,
+    /// Google Antigravity: its MCP servers in `~/.gemini/config/mcp_config.json`, beside
+    /// (not in) Gemini CLI's `settings.json`; no hooks, and its instructions are
+    /// Gemini's `GEMINI.md` (the gemini client's file).
+    Antigravity,
 }
 
-pub const ALL: [Client; 5] = [
+pub const ALL: [Client; 6] = [
     Client::Claude,
     Client::Codex,
     Client::Gemini,
     Client::Cursor,
     Client::OpenCode,
+    Client::Antigravity,
 ];
 
 impl Client {
@@ -53,6 +58,7 @@ impl Client {
             Client::Gemini => "gemini",
             Client::Cursor => "cursor",
             Client::OpenCode => "opencode",
+            Client::Antigravity => "antigravity",
         }
     }
 
@@ -63,8 +69,9 @@ impl Client {
             "gemini" | "gemini-cli" => Client::Gemini,
             "cursor" => Client::Cursor,
             "opencode" | "open-code" => Client::OpenCode,
+            "antigravity" => Client::Antigravity,
             other => anyhow::bail!(
-                "unknown agent {other:?}; known: claude, codex, gemini, cursor, opencode"
+                "unknown agent {other:?}; known: claude, codex, gemini, cursor, opencode, antigravity"
             ),
         })
     }
@@ -77,6 +84,7 @@ impl Client {
             Client::Gemini => home.join(".gemini"),
             Client::Cursor => home.join(".cursor"),
             Client::OpenCode => opencode::config_dir(home),
+            Client::Antigravity => home.join(".gemini").join("config"),
         }
     }
 
@@ -87,6 +95,7 @@ impl Client {
             Client::Gemini => "gemini",
             Client::Cursor => "cursor",
             Client::OpenCode => "opencode",
+            Client::Antigravity => "antigravity",
         }
     }
 
@@ -106,6 +115,7 @@ impl Client {
             Client::Gemini => home.join(".gemini").join("settings.json"),
             Client::Cursor => home.join(".cursor").join("mcp.json"),
             Client::OpenCode => opencode::config_file(home),
+            Client::Antigravity => home.join(".gemini").join("config").join("mcp_config.json"),
         }
     }
 
@@ -115,7 +125,7 @@ impl Client {
             Client::Claude => Some(home.join(".claude").join("settings.json")),
             Client::Codex => Some(home.join(".codex").join("hooks.json")),
             Client::Gemini => Some(home.join(".gemini").join("settings.json")),
-            Client::Cursor | Client::OpenCode => None,
+            Client::Cursor | Client::OpenCode | Client::Antigravity => None,
         }
     }
 
@@ -126,7 +136,7 @@ impl Client {
             Client::Codex => Some(home.join(".codex").join("AGENTS.md")),
             Client::Gemini => Some(home.join(".gemini").join("GEMINI.md")),
             Client::OpenCode => Some(opencode::config_dir(home).join("AGENTS.md")),
-            Client::Cursor => None,
+            Client::Cursor | Client::Antigravity => None,
         }
     }
 
@@ -152,7 +162,7 @@ impl Client {
                 ("SessionEnd", "session-end", 180),
             ],
             // OpenCode's hooks are its plugin's, which runs engram's (`opencode.rs`).
-            Client::Cursor | Client::OpenCode => &[],
+            Client::Cursor | Client::OpenCode | Client::Antigravity => &[],
         }
     }
 
