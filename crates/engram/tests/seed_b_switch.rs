@@ -205,3 +205,25 @@ fn setup_repoints_antigravity() {
         "{row}"
     );
 }
+
+/// The official MCP Python SDK starts the entry setup wrote for a B user exactly as Claude
+/// Code would (`tests/e2e/seed_b_switch.py`): B's tools are served, and `reinforce` with a
+/// malformed id among good ones reinforces the others and lists it in `unknown_ids`.
+/// Before, the entry served the core tools and the call failed on `"nope"`.
+#[test]
+fn b_client_line_after_setup_serves_b_to_a_real_client() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = std::env::var("ENGRAM_TEST_PYTHON").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_PYTHON is not set: run with scripts/test, which provides the MCP SDK")
+    });
+    let out = std::process::Command::new(&python)
+        .arg(root.join("tests/e2e/seed_b_switch.py"))
+        .arg(env!("CARGO_BIN_EXE_engram"))
+        .env_remove("ENGRAM_HOME")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    assert!(stdout.contains("1 passed, 0 failed"), "{stdout}");
+}
