@@ -227,3 +227,53 @@ fn b_client_line_after_setup_serves_b_to_a_real_client() {
     assert!(out.status.success(), "{stderr}\n{stdout}");
     assert!(stdout.contains("1 passed, 0 failed"), "{stdout}");
 }
+
+/// B's CLI verbs `consolidation-candidates`, `skill-candidates` and `mark-consolidated`
+/// (B's scheduled consolidation job calls them) run the engine calls of compat-b's tools.
+/// Before, each was "unrecognized subcommand".
+#[test]
+fn b_cli_verbs_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("engram-home");
+    let run = |args: &[&str]| {
+        let out = command(&home).args(args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{args:?}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    };
+    let id = |out: String| -> String {
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["id"].to_string()
+    };
+    let ep = id(run(&[
+        "remember",
+        "Session: fixed the flaky login test by pinning the clock",
+        "--kind",
+        "episode",
+        "--json",
+    ]));
+    let summary = id(run(&[
+        "remember",
+        "Flaky tests come from unpinned clocks",
+        "--json",
+    ]));
+    for verb in ["consolidation-candidates", "skill-candidates"] {
+        let v: Value = serde_json::from_str(&run(&[verb, "--json"])).unwrap();
+        assert!(v.is_array(), "{verb}: {v}");
+    }
+    let done: Value = serde_json::from_str(&run(&[
+        "mark-consolidated",
+        &ep,
+        "--into",
+        &summary,
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(done, json!([ep.parse::<i64>().unwrap()]));
+    let shown = run(&["show", &ep]);
+    assert!(shown.contains("tier:       archived"), "{shown}");
+}
