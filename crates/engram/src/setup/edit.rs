@@ -89,6 +89,16 @@ pub fn mcp_json(doc: &mut Map<String, Value>, entry: Value, remove: bool) -> any
     Ok(())
 }
 
+/// After `--remove`: the `engram` entry the file held before setup first changed it (seed
+/// A's `{"command": "engram"}`, B's `engram-mcp`), read from the `.engram.bak` copy, is put
+/// back, so removing engram gives the user's earlier memory server back.
+pub fn restore_entry(doc: &mut Map<String, Value>, previous: Option<Value>) -> anyhow::Result<()> {
+    if let Some(previous) = previous {
+        object_at(doc, "mcpServers")?.insert("engram".into(), previous);
+    }
+    Ok(())
+}
+
 /// One hook to register: the client's event name, the tool matcher its group needs (seed
 /// C's Codex `PreToolUse` runs only for `mem_*` calls) and the handler object.
 pub struct HookSpec {

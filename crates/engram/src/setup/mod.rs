@@ -326,6 +326,15 @@ fn mcp_args(seed: Option<SeedProtocol>) -> &'static [&'static str] {
     }
 }
 
+/// The `engram` server entry a JSON client file held before setup first changed it (its
+/// `.engram.bak`), when that was not engram's own.
+fn previous_entry(path: &Path, exe: &str) -> Option<Value> {
+    let text = std::fs::read_to_string(backup_path(path)).ok()?;
+    let doc: Value = serde_json::from_str(&text).ok()?;
+    let entry = doc.get("mcpServers")?.get("engram")?.clone();
+    (entry.get("command").and_then(Value::as_str) != Some(exe)).then_some(entry)
+}
+
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
@@ -469,6 +478,9 @@ pub fn plan(
                 )
             })
             .unwrap_or_default();
+        let previous = remove
+            .then(|| previous_entry(&c.mcp_file(home), exe))
+            .flatten();
         let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
         let hook_names: Vec<&str> = hooks.iter().map(|h| h.event).collect();
         match c {
@@ -497,6 +509,7 @@ pub fn plan(
                     ),
                     json_file(move |doc| {
                         edit::mcp_json(doc, entry, remove)?;
+                        edit::restore_entry(doc, previous)?;
                         edit::hooks_json(doc, &hooks, remove)
                     }),
                 );
@@ -516,7 +529,10 @@ pub fn plan(
                 name,
                 c.mcp_file(home),
                 format!("{verb} MCP server `engram`{profile_note}"),
-                json_file(move |doc| edit::mcp_json(doc, entry, remove)),
+                json_file(move |doc| {
+                    edit::mcp_json(doc, entry, remove)?;
+                    edit::restore_entry(doc, previous)
+                }),
             ),
         }
         if matches!(c, Client::Claude | Client::Codex)
