@@ -445,6 +445,31 @@ fn json_file(
     }
 }
 
+/// The seed whose profile the client's entry gets (none when removing), with the file that
+/// showed it, and the note the plan prints about it.
+fn seed_of(
+    c: Client,
+    home: &Path,
+    engram_home: &engram_store::settings::Home,
+    remove: bool,
+) -> (Option<(SeedProtocol, PathBuf)>, String) {
+    if remove {
+        return (None, String::new());
+    }
+    let seed = c.seed_protocol(home).or_else(|| seed_data(engram_home));
+    let note = seed
+        .as_ref()
+        .map(|(s, f)| {
+            format!(
+                " with profile {} (seed {s:?}'s tool names: {})",
+                s.profile(),
+                f.display()
+            )
+        })
+        .unwrap_or_default();
+    (seed, note)
+}
+
 /// Plans every file for the chosen clients.
 pub fn plan(
     home: &Path,
@@ -458,26 +483,12 @@ pub fn plan(
     let verb = if remove { "unregister" } else { "register" };
     for &c in clients {
         let name = c.name();
-        let seed = if remove {
-            None
-        } else {
-            c.seed_protocol(home).or_else(|| seed_data(engram_home))
-        };
+        let (seed, profile_note) = seed_of(c, home, engram_home, remove);
         let seed_c = seed
             .as_ref()
             .filter(|(s, _)| *s == SeedProtocol::C)
             .map(|(_, f)| f.clone());
         let entry = c.mcp_entry(exe, seed.as_ref().map(|(s, _)| *s));
-        let profile_note = seed
-            .as_ref()
-            .map(|(s, f)| {
-                format!(
-                    " with profile {} (seed {s:?}'s tool names: {})",
-                    s.profile(),
-                    f.display()
-                )
-            })
-            .unwrap_or_default();
         let previous = remove
             .then(|| previous_entry(&c.mcp_file(home), exe))
             .flatten();
