@@ -313,9 +313,22 @@ pub async fn serve_then(
         );
     }
     let app = router(shared.clone(), token, addr.ip().is_loopback());
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        // A port another server holds is the caller's to change, so it is a usage error
+        // (exit 2), as seed A's server exited 2 on a busy port; other bind failures are not.
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            anyhow::Error::new(engram_core::InputError::new(
+                "port",
+                format!(
+                    "port {} on {} is already in use (another engram serve?); stop that server or give `engram serve --http` another port (or ENGRAM_PORT)",
+                    addr.port(),
+                    addr.ip()
+                ),
+            ))
+        } else {
+            anyhow::anyhow!("cannot listen on {addr}: {e}")
+        }
+    })?;
     let bound = listener.local_addr()?;
     eprintln!(
         "engram: MCP over HTTP at http://{bound}/mcp ({} tools)",

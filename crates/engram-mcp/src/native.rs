@@ -189,25 +189,29 @@ pub struct ReinforceArgs {
 
 fn reinforce(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: ReinforceArgs = parse(args)?;
-    let mut ids = a
-        .ids
-        .iter()
-        .map(|i| i.to_ref("ids"))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Seed B reinforces the ids it knows and lists the others; engram's own profile refuses
-    // the whole call instead, so that nothing is half done.
+    // Seed B reinforces the ids it knows and lists the others, a malformed one ("nope")
+    // too, as given; engram's own profile refuses the whole call instead, so that nothing
+    // is half done.
     let mut unknown: Vec<Value> = Vec::new();
+    let mut ids = Vec::new();
+    for raw in &a.ids {
+        match raw.to_ref("ids") {
+            Ok(r) => ids.push(r),
+            Err(_) if ctx.dialect.reinforce_known_ids => unknown.push(match raw {
+                IdValue::Int(i) => json!(i),
+                IdValue::Text(t) => json!(t),
+            }),
+            Err(e) => return Err(e.into()),
+        }
+    }
     if ctx.dialect.reinforce_known_ids {
         let (known, missing): (Vec<_>, Vec<_>) = ids
             .into_iter()
             .partition(|r| ctx.store.resolve_id(r).is_ok());
-        unknown = missing
-            .iter()
-            .map(|r| match r {
-                engram_core::memory::IdRef::Id(i) => json!(i),
-                engram_core::memory::IdRef::Uid(u) => json!(u),
-            })
-            .collect();
+        unknown.extend(missing.iter().map(|r| match r {
+            engram_core::memory::IdRef::Id(i) => json!(i),
+            engram_core::memory::IdRef::Uid(u) => json!(u),
+        }));
         ids = known;
         if ids.is_empty() {
             return Ok(json!({ "reinforced": [], "unknown_ids": unknown }));

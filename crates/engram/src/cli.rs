@@ -67,6 +67,12 @@ pub enum Command {
     /// Clusters for the agent to summarise: `consolidation` (old similar episodes) or
     /// `skill` (three or more similar memories).
     Candidates(CandidatesArgs),
+    /// Seed B's verb: `candidates consolidation` (old similar episodes to summarise).
+    ConsolidationCandidates(crate::seed_b_cli::RoomArgs),
+    /// Seed B's verb: `candidates skill` (three or more similar memories).
+    SkillCandidates(crate::seed_b_cli::RoomArgs),
+    /// Seed B's verb: archive summarised episodes behind their summary (`--into ID`).
+    MarkConsolidated(crate::seed_b_cli::MarkConsolidatedArgs),
     /// Counts by kind, tier and room; links and events.
     Stats,
     /// Seed C's search: its text (or --json), over engram's recall.
@@ -140,7 +146,8 @@ pub struct SetupArgs {
     /// One client, as seed C takes it (`engram setup codex`); same names as --agents.
     #[arg(value_name = "AGENT")]
     pub agent: Option<String>,
-    /// Comma-separated clients: claude, codex, gemini, cursor (default: those detected).
+    /// Comma-separated clients: claude, codex, gemini, cursor, opencode, antigravity
+    /// (default: those detected).
     #[arg(long)]
     pub agents: Option<String>,
     /// Do not ask before writing.

@@ -18,6 +18,7 @@ mod doctor;
 mod models;
 mod open;
 mod output;
+mod seed_b_cli;
 mod seed_c_cli;
 mod serve;
 mod setup;
@@ -176,6 +177,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Maintain(a) => commands::maintain(a, json)?,
         Command::Review(a) => commands::review(a, json)?,
         Command::Candidates(a) => commands::candidates(a, json)?,
+        Command::ConsolidationCandidates(a) => seed_b_cli::consolidation_candidates(a, json)?,
+        Command::SkillCandidates(a) => seed_b_cli::skill_candidates(a, json)?,
+        Command::MarkConsolidated(a) => seed_b_cli::mark_consolidated(a, json)?,
         Command::Search(a) => seed_c_cli::search(a, caller_dir(cwd), json)?,
         Command::Save(a) => seed_c_cli::save(a, caller_dir(cwd), json)?,
         Command::Timeline(a) => seed_c_cli::timeline(a, json)?,

@@ -578,3 +578,66 @@ fn serve_picks_compat_a_when_as_data_is_in_the_home() {
     assert!(core.contains("(7 tools)"), "{core}");
     assert!(compat_a.contains("(15 tools)"), "{compat_a}");
 }
+
+/// A second server on a port another one holds exits 2 (a usage error, as seed A's server
+/// did) with a message naming the port, instead of 1 with only the OS error.
+#[test]
+fn a_second_server_on_a_busy_port_exits_2_naming_the_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port();
+    let out = command(dir.path())
+        .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("port {port}")) && stderr.contains("already in use"),
+        "{stderr}"
+    );
+    drop(holder);
+}
+
+/// `setup --remove` gives back the memory server the user had before setup first changed
+/// the file (seed A's `{"command": "engram"}`, kept in `.engram.bak`). Before, the entry
+/// was deleted and only the backup held it.
+#[test]
+fn setup_remove_restores_as_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    std::fs::write(
+        user.join(".claude.json"),
+        r#"{"numStartups":3,"mcpServers":{"engram":{"command":"engram"}}}"#,
+    )
+    .unwrap();
+    let setup = |extra: &[&str]| {
+        let out = command(&home)
+            .env("HOME", &user)
+            .env("PATH", "/nonexistent")
+            .args(["setup", "claude", "--non-interactive", "--no-model"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let entry = || -> Value {
+        let cfg: Value =
+            serde_json::from_str(&std::fs::read_to_string(user.join(".claude.json")).unwrap())
+                .unwrap();
+        cfg["mcpServers"]["engram"].clone()
+    };
+    setup(&[]);
+    assert_eq!(entry()["command"], env!("CARGO_BIN_EXE_engram"));
+    setup(&["--remove"]);
+    assert_eq!(entry(), json!({"command": "engram"}));
+}

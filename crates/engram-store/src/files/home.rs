@@ -26,6 +26,9 @@ pub const CONFIG_FILE: &str = "config.toml";
 pub const VAULT_DIR: &str = "memories";
 /// Seed A's files: their presence in a home means a user of A moved over.
 pub const SEED_A_FILES: [&str; 2] = ["memories.duckdb", "graph.json"];
+/// Seed B's files: its index (`index.db`, B's schema) and the protocol its installer
+/// wrote (`MEMORY_PROTOCOL.md`, which B's users `@`-include from their instructions).
+pub const SEED_B_FILES: [&str; 2] = ["index.db", "MEMORY_PROTOCOL.md"];
 
 /// The files under one engram home.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +108,11 @@ impl Home {
     /// Seed A's files in this home ([`SEED_A_FILES`]), present or not.
     pub fn seed_a_files(&self) -> [PathBuf; 2] {
         SEED_A_FILES.map(|f| self.root.join(f))
+    }
+
+    /// Seed B's files in this home ([`SEED_B_FILES`]), present or not.
+    pub fn seed_b_files(&self) -> [PathBuf; 2] {
+        SEED_B_FILES.map(|f| self.root.join(f))
     }
 }
 

@@ -63,8 +63,28 @@ pub(crate) const ENV_RENAMED: &[(&str, &str)] = &[
     ("ENGRAM_MEMORIES_DIR", "vault_dir"),
 ];
 
-/// B's environment variables engram has no use for.
-pub(crate) const ENV_IGNORED: &[&str] = &["ENGRAM_DATA_DIR", "ENGRAM_EMBED_BACKEND"];
+/// B's environment variables engram accepts without acting on them, and why (said once by
+/// the CLI, listed by `doctor`; never a warning or an error: B's client entries set them).
+pub(crate) const ENV_IGNORED: &[(&str, &str)] = &[
+    (
+        "ENGRAM_DATA_DIR",
+        "ENGRAM_HOME decides where engram keeps its files",
+    ),
+    (
+        "ENGRAM_EMBED_BACKEND",
+        "engram embeds in-process (candle); there is no ONNX/torch choice",
+    ),
+    (
+        "ENGRAM_PRELOAD",
+        "engram's server always loads the model on a background thread at start (B's \
+         `background`): the handshake never waits, and a search in the first seconds waits \
+         briefly for it or runs lexically, saying so",
+    ),
+    (
+        "ENGRAM_IDLE_UNLOAD_SEC",
+        "engram's server keeps the model loaded for its life (it is not unloaded when idle)",
+    ),
+];
 
 /// Rewrites B's keys in a parsed file in place into engram's, returning one note per B key
 /// that has no counterpart. An engram key set in the same file wins over B's spelling.

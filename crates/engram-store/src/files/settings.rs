@@ -94,8 +94,13 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
         let Some(mut key) = name.strip_prefix("ENGRAM_").map(str::to_ascii_lowercase) else {
             continue;
         };
-        if super::seed_b_config::ENV_IGNORED.contains(&name.as_str()) {
-            seed_b_notes.push(format!("{name} (seed B) has no counterpart and is ignored"));
+        if let Some((_, why)) = super::seed_b_config::ENV_IGNORED
+            .iter()
+            .find(|(b, _)| *b == name.as_str())
+        {
+            seed_b_notes.push(format!(
+                "{name} (seed B) is accepted and not acted on: {why}"
+            ));
             continue;
         }
         if let Some((_, ours)) = super::seed_b_config::ENV_RENAMED

@@ -66,16 +66,35 @@ pub fn mcp_json(doc: &mut Map<String, Value>, entry: Value, remove: bool) -> any
     let servers = object_at(doc, "mcpServers")?;
     match servers.get_mut("engram").and_then(Value::as_object_mut) {
         Some(existing) => {
+            // An entry running another program (seed B's `engram-mcp` with `"args": []`):
+            // its arguments were that program's, so engram's (with the seed's profile)
+            // replace them. An entry running an engram binary, even at a stale path, keeps
+            // the arguments its user chose.
+            let was_engram = existing
+                .get("command")
+                .and_then(Value::as_str)
+                .and_then(|c| std::path::Path::new(c).file_name())
+                .is_some_and(|n| n == "engram");
             if existing.get("command") != entry.get("command") {
                 existing.insert("command".into(), entry["command"].clone());
             }
-            if !existing.contains_key("args") {
+            if !was_engram || !existing.contains_key("args") {
                 existing.insert("args".into(), entry["args"].clone());
             }
         }
         None => {
             servers.insert("engram".into(), entry);
         }
+    }
+    Ok(())
+}
+
+/// After `--remove`: the `engram` entry the file held before setup first changed it (seed
+/// A's `{"command": "engram"}`, B's `engram-mcp`), read from the `.engram.bak` copy, is put
+/// back, so removing engram gives the user's earlier memory server back.
+pub fn restore_entry(doc: &mut Map<String, Value>, previous: Option<Value>) -> anyhow::Result<()> {
+    if let Some(previous) = previous {
+        object_at(doc, "mcpServers")?.insert("engram".into(), previous);
     }
     Ok(())
 }

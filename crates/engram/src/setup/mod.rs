@@ -35,14 +35,19 @@ pub enum Client {
     Cursor,
     /// OpenCode: its `opencode.json(c)` and a plugin file that runs engram's hooks.
     OpenCode,
+    /// Google Antigravity: its MCP servers in `~/.gemini/config/mcp_config.json`, beside
+    /// (not in) Gemini CLI's `settings.json`; no hooks, and its instructions are
+    /// Gemini's `GEMINI.md` (the gemini client's file).
+    Antigravity,
 }
 
-pub const ALL: [Client; 5] = [
+pub const ALL: [Client; 6] = [
     Client::Claude,
     Client::Codex,
     Client::Gemini,
     Client::Cursor,
     Client::OpenCode,
+    Client::Antigravity,
 ];
 
 impl Client {
@@ -53,6 +58,7 @@ impl Client {
             Client::Gemini => "gemini",
             Client::Cursor => "cursor",
             Client::OpenCode => "opencode",
+            Client::Antigravity => "antigravity",
         }
     }
 
@@ -63,8 +69,9 @@ impl Client {
             "gemini" | "gemini-cli" => Client::Gemini,
             "cursor" => Client::Cursor,
             "opencode" | "open-code" => Client::OpenCode,
+            "antigravity" => Client::Antigravity,
             other => anyhow::bail!(
-                "unknown agent {other:?}; known: claude, codex, gemini, cursor, opencode"
+                "unknown agent {other:?}; known: claude, codex, gemini, cursor, opencode, antigravity"
             ),
         })
     }
@@ -77,6 +84,7 @@ impl Client {
             Client::Gemini => home.join(".gemini"),
             Client::Cursor => home.join(".cursor"),
             Client::OpenCode => opencode::config_dir(home),
+            Client::Antigravity => home.join(".gemini").join("config"),
         }
     }
 
@@ -87,6 +95,7 @@ impl Client {
             Client::Gemini => "gemini",
             Client::Cursor => "cursor",
             Client::OpenCode => "opencode",
+            Client::Antigravity => "antigravity",
         }
     }
 
@@ -106,6 +115,7 @@ impl Client {
             Client::Gemini => home.join(".gemini").join("settings.json"),
             Client::Cursor => home.join(".cursor").join("mcp.json"),
             Client::OpenCode => opencode::config_file(home),
+            Client::Antigravity => home.join(".gemini").join("config").join("mcp_config.json"),
         }
     }
 
@@ -115,7 +125,7 @@ impl Client {
             Client::Claude => Some(home.join(".claude").join("settings.json")),
             Client::Codex => Some(home.join(".codex").join("hooks.json")),
             Client::Gemini => Some(home.join(".gemini").join("settings.json")),
-            Client::Cursor | Client::OpenCode => None,
+            Client::Cursor | Client::OpenCode | Client::Antigravity => None,
         }
     }
 
@@ -126,7 +136,7 @@ impl Client {
             Client::Codex => Some(home.join(".codex").join("AGENTS.md")),
             Client::Gemini => Some(home.join(".gemini").join("GEMINI.md")),
             Client::OpenCode => Some(opencode::config_dir(home).join("AGENTS.md")),
-            Client::Cursor => None,
+            Client::Cursor | Client::Antigravity => None,
         }
     }
 
@@ -152,7 +162,7 @@ impl Client {
                 ("SessionEnd", "session-end", 180),
             ],
             // OpenCode's hooks are its plugin's, which runs engram's (`opencode.rs`).
-            Client::Cursor | Client::OpenCode => &[],
+            Client::Cursor | Client::OpenCode | Client::Antigravity => &[],
         }
     }
 
@@ -250,15 +260,27 @@ impl Client {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeedProtocol {
     A,
+    B,
     C,
 }
 
 impl SeedProtocol {
     /// Which seed's tool names a text of agent instructions calls, C's first (its names
-    /// are unmistakable; A's `recall_memory` could appear in a C user's notes too).
+    /// are unmistakable; A's `recall_memory` could appear in a C user's notes too). B's
+    /// instructions include its `MEMORY_PROTOCOL.md` or call its consolidation tools, which
+    /// only B had (engram's core profile lacks them, so a B agent needs `compat-b`).
     fn taught_by(text: &str) -> Option<SeedProtocol> {
         if text.contains("mem_save") || text.contains("mem_search") {
             Some(SeedProtocol::C)
+        } else if [
+            "MEMORY_PROTOCOL.md",
+            "consolidation_candidates",
+            "mark_consolidated",
+        ]
+        .iter()
+        .any(|t| text.contains(t))
+        {
+            Some(SeedProtocol::B)
         } else if ["recall_memory", "store_memory", "session_handoff"]
             .iter()
             .any(|t| text.contains(t))
@@ -272,19 +294,25 @@ impl SeedProtocol {
     fn profile(self) -> &'static str {
         match self {
             SeedProtocol::A => "compat-a",
+            SeedProtocol::B => "compat-b",
             SeedProtocol::C => "compat-c",
         }
     }
 }
 
-/// Seed A's data in engram's home (A kept `memories.duckdb` and `graph.json` in
-/// `~/.engram` too): its agents call A's tool names, as a bare `engram` assumes.
-fn seed_a_data(engram_home: &engram_store::settings::Home) -> Option<(SeedProtocol, PathBuf)> {
+/// A seed's data in engram's home (A kept `memories.duckdb` and `graph.json` in
+/// `~/.engram` too, B its `index.db` and `MEMORY_PROTOCOL.md`): its agents call that
+/// seed's tool names. A first, as a bare `engram` assumes.
+fn seed_data(engram_home: &engram_store::settings::Home) -> Option<(SeedProtocol, PathBuf)> {
+    let a = engram_home.seed_a_files().into_iter().find(|f| f.exists());
+    if let Some(found) = a {
+        return Some((SeedProtocol::A, found));
+    }
     let found = engram_home
-        .seed_a_files()
+        .seed_b_files()
         .into_iter()
         .find(|f| f.exists())?;
-    Some((SeedProtocol::A, found))
+    Some((SeedProtocol::B, found))
 }
 
 /// The arguments of engram's MCP server entry: the seed's profile when its protocol is
@@ -292,9 +320,19 @@ fn seed_a_data(engram_home: &engram_store::settings::Home) -> Option<(SeedProtoc
 fn mcp_args(seed: Option<SeedProtocol>) -> &'static [&'static str] {
     match seed {
         Some(SeedProtocol::A) => &["mcp", "--tools=compat-a"],
+        Some(SeedProtocol::B) => &["mcp", "--tools=compat-b"],
         Some(SeedProtocol::C) => &["mcp", "--tools=compat-c"],
         None => &["mcp"],
     }
+}
+
+/// The `engram` server entry a JSON client file held before setup first changed it (its
+/// `.engram.bak`), when that was not engram's own.
+fn previous_entry(path: &Path, exe: &str) -> Option<Value> {
+    let text = std::fs::read_to_string(backup_path(path)).ok()?;
+    let doc: Value = serde_json::from_str(&text).ok()?;
+    let entry = doc.get("mcpServers")?.get("engram")?.clone();
+    (entry.get("command").and_then(Value::as_str) != Some(exe)).then_some(entry)
 }
 
 fn on_path(program: &str) -> bool {
@@ -407,6 +445,31 @@ fn json_file(
     }
 }
 
+/// The seed whose profile the client's entry gets (none when removing), with the file that
+/// showed it, and the note the plan prints about it.
+fn seed_of(
+    c: Client,
+    home: &Path,
+    engram_home: &engram_store::settings::Home,
+    remove: bool,
+) -> (Option<(SeedProtocol, PathBuf)>, String) {
+    if remove {
+        return (None, String::new());
+    }
+    let seed = c.seed_protocol(home).or_else(|| seed_data(engram_home));
+    let note = seed
+        .as_ref()
+        .map(|(s, f)| {
+            format!(
+                " with profile {} (seed {s:?}'s tool names: {})",
+                s.profile(),
+                f.display()
+            )
+        })
+        .unwrap_or_default();
+    (seed, note)
+}
+
 /// Plans every file for the chosen clients.
 pub fn plan(
     home: &Path,
@@ -420,26 +483,15 @@ pub fn plan(
     let verb = if remove { "unregister" } else { "register" };
     for &c in clients {
         let name = c.name();
-        let seed = if remove {
-            None
-        } else {
-            c.seed_protocol(home).or_else(|| seed_a_data(engram_home))
-        };
+        let (seed, profile_note) = seed_of(c, home, engram_home, remove);
         let seed_c = seed
             .as_ref()
             .filter(|(s, _)| *s == SeedProtocol::C)
             .map(|(_, f)| f.clone());
         let entry = c.mcp_entry(exe, seed.as_ref().map(|(s, _)| *s));
-        let profile_note = seed
-            .as_ref()
-            .map(|(s, f)| {
-                format!(
-                    " with profile {} (seed {s:?}'s tool names: {})",
-                    s.profile(),
-                    f.display()
-                )
-            })
-            .unwrap_or_default();
+        let previous = remove
+            .then(|| previous_entry(&c.mcp_file(home), exe))
+            .flatten();
         let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
         let hook_names: Vec<&str> = hooks.iter().map(|h| h.event).collect();
         match c {
@@ -468,6 +520,7 @@ pub fn plan(
                     ),
                     json_file(move |doc| {
                         edit::mcp_json(doc, entry, remove)?;
+                        edit::restore_entry(doc, previous)?;
                         edit::hooks_json(doc, &hooks, remove)
                     }),
                 );
@@ -487,7 +540,10 @@ pub fn plan(
                 name,
                 c.mcp_file(home),
                 format!("{verb} MCP server `engram`{profile_note}"),
-                json_file(move |doc| edit::mcp_json(doc, entry, remove)),
+                json_file(move |doc| {
+                    edit::mcp_json(doc, entry, remove)?;
+                    edit::restore_entry(doc, previous)
+                }),
             ),
         }
         if matches!(c, Client::Claude | Client::Codex)

@@ -1,0 +1,279 @@
+//! Switching from seed B on the first try, through the built binary: `engram setup`
+//! registers the `compat-b` profile for a B user (B's tools stay), B's variables are
+//! accepted, B's reinforce tolerates an unknown id.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Stdio;
+use support::{Mcp, command};
+
+/// `engram setup CLIENT --non-interactive --no-model` for the user home `user`.
+fn setup(home: &Path, user: &Path, client: &str) -> String {
+    let out = command(home)
+        .env("HOME", user)
+        .env("PATH", "/nonexistent")
+        .args(["setup", client, "--non-interactive", "--no-model"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn tool_names(m: &mut Mcp) -> Vec<String> {
+    let r = m.request("tools/list", json!({}));
+    r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// B's installer put `engram-mcp` (with `"args": []` and B's variables) in
+/// `~/.claude.json` and `@`-included `MEMORY_PROTOCOL.md` from CLAUDE.md. Setup repoints
+/// the entry at engram with B's profile, keeps its `env`, and adds no protocol block of its
+/// own (engram's would name `context` and `handoff`, which compat-b does not serve). Before,
+/// the entry kept `"args": []`: a bare engram, whose tools lack B's `stats`, `link`, …
+#[test]
+fn setup_registers_compat_b_for_b_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    let rules = format!(
+        "# My rules\nBe terse.\n\n# Memory Protocol (engram)\n\n@{}\n",
+        home.join("MEMORY_PROTOCOL.md").display()
+    );
+    std::fs::write(user.join(".claude/CLAUDE.md"), &rules).unwrap();
+    std::fs::write(
+        user.join(".claude.json"),
+        r#"{"mcpServers":{"engram":{"type":"stdio","command":"/old/venv/bin/engram-mcp","args":[],
+            "env":{"ENGRAM_PRELOAD":"background","ENGRAM_IDLE_UNLOAD_SEC":"300"}}}}"#,
+    )
+    .unwrap();
+    let stdout = setup(&home, &user, "claude");
+    assert!(stdout.contains("profile compat-b"), "{stdout}");
+    let cfg: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".claude.json")).unwrap()).unwrap();
+    let entry = &cfg["mcpServers"]["engram"];
+    assert_eq!(entry["args"], json!(["mcp", "--tools=compat-b"]), "{cfg}");
+    assert_eq!(entry["env"]["ENGRAM_PRELOAD"], "background", "{cfg}");
+    assert_eq!(
+        std::fs::read_to_string(user.join(".claude/CLAUDE.md")).unwrap(),
+        rules,
+        "B's instructions are left as they are"
+    );
+
+    // The server the entry starts serves B's tools.
+    let args: Vec<String> = entry["args"].as_array().unwrap()[1..]
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut m = Mcp::start(&home, &args, "claude-code");
+    let names = tool_names(&mut m);
+    for t in [
+        "stats",
+        "link",
+        "consolidation_candidates",
+        "mark_consolidated",
+    ] {
+        assert!(names.iter().any(|n| n == t), "{t} missing from {names:?}");
+    }
+    m.finish();
+
+    // No instructions naming B, but B's index in the home: compat-b too.
+    std::fs::create_dir_all(user.join(".gemini")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("index.db"), b"").unwrap();
+    let stdout = setup(&home, &user, "gemini");
+    assert!(stdout.contains("profile compat-b"), "{stdout}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-b"]),
+        "{settings}"
+    );
+    assert!(
+        !user.join(".gemini/GEMINI.md").exists(),
+        "no engram protocol block naming tools compat-b lacks"
+    );
+}
+
+/// B's client entries set `ENGRAM_PRELOAD` and `ENGRAM_IDLE_UNLOAD_SEC`: engram accepts
+/// them (a note saying what engram does instead, no warning), and doctor's config row is
+/// not NG. Before, every command warned "not an engram setting" and doctor exited 1.
+#[test]
+fn b_model_variables_are_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let b_env = [
+        ("ENGRAM_PRELOAD", "background"),
+        ("ENGRAM_IDLE_UNLOAD_SEC", "300"),
+    ];
+    let out = command(&home).envs(b_env).args(["stats"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("not an engram setting"), "{stderr}");
+    let out = command(&home)
+        .envs(b_env)
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = d["rows"].as_array().unwrap();
+    let config = rows.iter().find(|r| r["check"] == "config").unwrap();
+    assert_ne!(config["status"], "NG", "{config}");
+    let notes = rows
+        .iter()
+        .find(|r| r["check"] == "config: seed B keys")
+        .unwrap_or_else(|| panic!("{d}"));
+    let detail = notes["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("ENGRAM_PRELOAD") && detail.contains("ENGRAM_IDLE_UNLOAD_SEC"),
+        "{detail}"
+    );
+}
+
+/// B's installer registered `engram-mcp` for Antigravity in
+/// `~/.gemini/config/mcp_config.json`. `setup --agents antigravity` repoints that line (with
+/// B's profile) and doctor checks that file. Before, the agent name was refused and the
+/// file kept pointing at the removed `engram-mcp`.
+#[test]
+fn setup_repoints_antigravity() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".gemini/config")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("MEMORY_PROTOCOL.md"),
+        "# Memory Protocol (engram)\n",
+    )
+    .unwrap();
+    let file = user.join(".gemini/config/mcp_config.json");
+    std::fs::write(
+        &file,
+        r#"{"mcpServers":{"engram":{"command":"/gone/venv/bin/engram-mcp"},"other":{"command":"foo"}}}"#,
+    )
+    .unwrap();
+    let doctor = || {
+        let out = command(&home)
+            .env("HOME", &user)
+            .env("PATH", "/nonexistent")
+            .args(["doctor", "--json"])
+            .output()
+            .unwrap();
+        let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+        d["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["check"] == "antigravity: MCP server")
+            .cloned()
+            .unwrap_or_else(|| panic!("no antigravity row: {d}"))
+    };
+    assert_eq!(doctor()["status"], "NG", "the stale engram-mcp is seen");
+    let stdout = setup(&home, &user, "--agents=antigravity");
+    assert!(stdout.contains("profile compat-b"), "{stdout}");
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        cfg["mcpServers"]["engram"]["command"],
+        env!("CARGO_BIN_EXE_engram"),
+        "{cfg}"
+    );
+    assert_eq!(
+        cfg["mcpServers"]["engram"]["args"],
+        json!(["mcp", "--tools=compat-b"])
+    );
+    assert_eq!(cfg["mcpServers"]["other"]["command"], "foo");
+    let row = doctor();
+    assert_eq!(row["status"], "OK", "{row}");
+    assert!(
+        row["detail"].as_str().unwrap().contains("mcp_config.json"),
+        "{row}"
+    );
+}
+
+/// The official MCP Python SDK starts the entry setup wrote for a B user exactly as Claude
+/// Code would (`tests/e2e/seed_b_switch.py`): B's tools are served, and `reinforce` with a
+/// malformed id among good ones reinforces the others and lists it in `unknown_ids`.
+/// Before, the entry served the core tools and the call failed on `"nope"`.
+#[test]
+fn b_client_line_after_setup_serves_b_to_a_real_client() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = std::env::var("ENGRAM_TEST_PYTHON").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_PYTHON is not set: run with scripts/test, which provides the MCP SDK")
+    });
+    let out = std::process::Command::new(&python)
+        .arg(root.join("tests/e2e/seed_b_switch.py"))
+        .arg(env!("CARGO_BIN_EXE_engram"))
+        .env_remove("ENGRAM_HOME")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    assert!(stdout.contains("1 passed, 0 failed"), "{stdout}");
+}
+
+/// B's CLI verbs `consolidation-candidates`, `skill-candidates` and `mark-consolidated`
+/// (B's scheduled consolidation job calls them) run the engine calls of compat-b's tools.
+/// Before, each was "unrecognized subcommand".
+#[test]
+fn b_cli_verbs_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("engram-home");
+    let run = |args: &[&str]| {
+        let out = command(&home).args(args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{args:?}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    };
+    let id = |out: String| -> String {
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["id"].to_string()
+    };
+    let ep = id(run(&[
+        "remember",
+        "Session: fixed the flaky login test by pinning the clock",
+        "--kind",
+        "episode",
+        "--json",
+    ]));
+    let summary = id(run(&[
+        "remember",
+        "Flaky tests come from unpinned clocks",
+        "--json",
+    ]));
+    for verb in ["consolidation-candidates", "skill-candidates"] {
+        let v: Value = serde_json::from_str(&run(&[verb, "--json"])).unwrap();
+        assert!(v.is_array(), "{verb}: {v}");
+    }
+    let done: Value = serde_json::from_str(&run(&[
+        "mark-consolidated",
+        &ep,
+        "--into",
+        &summary,
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(done, json!([ep.parse::<i64>().unwrap()]));
+    let shown = run(&["show", &ep]);
+    assert!(shown.contains("tier:       archived"), "{shown}");
+}
