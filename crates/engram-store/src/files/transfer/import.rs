@@ -21,6 +21,7 @@ impl Store {
         crate::parts::split_long_imports(&mut batch);
         super::redact_records(&mut batch);
         let actr = self.config.actr;
+        let now = self.now();
         let warnings = std::mem::take(&mut batch.warnings);
         let batch = batch;
         self.write(|tx| {
@@ -33,7 +34,7 @@ impl Store {
                 if i % 64 == 0 {
                     progress(i as u64, total);
                 }
-                import_memory(tx, im, &actr, &mut report)?;
+                import_memory(tx, im, now, &actr, &mut report)?;
             }
             progress(total, total);
             import_links(tx, &batch.links, &mut report)?;
@@ -79,6 +80,7 @@ impl Store {
     ) -> Result<ImportReport> {
         let room = room.map(engram_core::room::normalize_room).transpose()?;
         let actr = self.config.actr;
+        let now = self.now();
         self.write(|tx| {
             let (input, total) = open()?;
             let read = std::rc::Rc::new(std::cell::Cell::new(0));
@@ -100,7 +102,7 @@ impl Store {
                 }
                 report.warnings.append(&mut chunk.batch.warnings);
                 for im in &chunk.batch.memories {
-                    created.extend(import_memory(tx, im, &actr, &mut report)?);
+                    created.extend(import_memory(tx, im, now, &actr, &mut report)?);
                 }
                 import_late(tx, std::mem::take(&mut chunk.late), &created, &mut report)?;
                 let b = chunk.batch;
@@ -149,6 +151,7 @@ fn resolvable<T>(
 fn import_memory(
     tx: &mut dyn Tx,
     im: &ImportedMemory,
+    now: Millis,
     actr: &ActrParams,
     report: &mut ImportReport,
 ) -> Result<Option<MemoryId>> {
@@ -158,7 +161,7 @@ fn import_memory(
         &im.memory,
         im.review_after,
         im.keep_id,
-        im.events.is_none(),
+        im.events.is_none().then_some(now),
         actr,
     ) {
         Ok(Some(memory_id)) => {
