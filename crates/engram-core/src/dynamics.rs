@@ -97,6 +97,35 @@ pub fn create_weight(importance: f64, p: &ActrParams) -> f64 {
     1.0 + p.create_alpha * importance.clamp(0.0, 1.0)
 }
 
+/// The traces a memory starts with when it arrives without usage history (an import or
+/// conversion from a source that never recorded use, such as seed C): its creation, and,
+/// when it arrives later than it was created, an `import` access at `imported_at`.
+/// Absence of usage data is not evidence of disuse: without the import access a memory
+/// written a year ago and imported today would be archived by the next maintenance
+/// (seed C users saw 116 of 122 converted memories archived), so its forgetting clock
+/// starts at its import instead.
+pub fn seed_traces(
+    created_at: Millis,
+    imported_at: Millis,
+    importance: f64,
+    p: &ActrParams,
+) -> Vec<Trace> {
+    let weight = create_weight(importance, p);
+    let mut out = vec![Trace {
+        at: created_at,
+        weight,
+        kind: EventKind::Create,
+    }];
+    if imported_at > created_at {
+        out.push(Trace {
+            at: imported_at,
+            weight,
+            kind: EventKind::Import,
+        });
+    }
+    out
+}
+
 /// `ln Σ w_j · max(now − t_j, floor)^(−d)`, or `None` when there is no positive trace.
 /// Events in the future count as `floor` old.
 pub fn base_level(traces: &[Trace], now: Millis, d: f64, p: &ActrParams) -> Option<f64> {
@@ -348,6 +377,32 @@ mod tests {
         assert!(close(strategy, 38.4, 0.3), "strategy {strategy}");
         assert!(close(fact, 24.0, 0.3), "fact {fact}");
         assert!(close(assumption, 19.2, 0.3), "assumption {assumption}");
+    }
+
+    #[test]
+    fn imported_memories_start_their_clock_at_import() {
+        let year = 365 * DAY_MS;
+        let traces = seed_traces(NOW - year, NOW, 0.5, &p());
+        assert_eq!(traces.len(), 2);
+        assert_eq!(traces[1].kind, EventKind::Import);
+        let s = activation(
+            DynamicsModel::Strength,
+            &traces,
+            NOW,
+            0.5,
+            DecayClass::Standard,
+            &p(),
+        );
+        let old = activation(
+            DynamicsModel::Strength,
+            &traces[..1],
+            NOW,
+            0.5,
+            DecayClass::Standard,
+            &p(),
+        );
+        assert!(s > 0.4 && old < 0.05, "{s} {old}");
+        assert_eq!(seed_traces(NOW, NOW, 0.5, &p()).len(), 1);
     }
 
     #[test]

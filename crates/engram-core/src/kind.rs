@@ -149,6 +149,7 @@ vocabulary!(
         Reinforce => "reinforce",
         Correction => "correction",
         Update => "update",
+        Import => "import",
     }
 );
 

@@ -209,6 +209,20 @@ async fn session_get(State(s): S, Path(id): Path<String>) -> Response {
 
 async fn observation_save(State(s): S, Json(body): Json<Value>) -> Response {
     let mut o = body_object(body);
+    // C's handler refuses a body without these (400); mem_save would default them.
+    for field in ["session_id", "title", "content"] {
+        if o.get(field)
+            .and_then(Value::as_str)
+            .is_none_or(|v| v.trim().is_empty())
+        {
+            return error(ToolError::field(
+                field,
+                format!(
+                    "{field} is required (C's POST /observations needs session_id, title and content)"
+                ),
+            ));
+        }
+    }
     // C records which tool made an observation; engram's memory has no such field, and the
     // title and content carry what the tool did.
     o.remove("tool_name");

@@ -21,6 +21,7 @@ impl Store {
         crate::parts::split_long_imports(&mut batch);
         super::redact_records(&mut batch);
         let actr = self.config.actr;
+        let now = self.now();
         let read = Batch {
             warnings: std::mem::take(&mut batch.warnings),
             warnings_omitted: std::mem::take(&mut batch.warnings_omitted),
@@ -35,7 +36,7 @@ impl Store {
                 if i % 64 == 0 {
                     progress(i as u64, total);
                 }
-                import_memory(tx, im, &actr, &mut report)?;
+                import_memory(tx, im, now, &actr, &mut report)?;
             }
             progress(total, total);
             import_links(tx, &batch.links, &mut report)?;
@@ -81,6 +82,7 @@ impl Store {
     ) -> Result<ImportReport> {
         let room = room.map(engram_core::room::normalize_room).transpose()?;
         let actr = self.config.actr;
+        let now = self.now();
         self.write(|tx| {
             let (input, total) = open()?;
             let read = std::rc::Rc::new(std::cell::Cell::new(0));
@@ -102,7 +104,7 @@ impl Store {
                 }
                 report.take_warnings(&mut chunk.batch);
                 for im in &chunk.batch.memories {
-                    created.extend(import_memory(tx, im, &actr, &mut report)?);
+                    created.extend(import_memory(tx, im, now, &actr, &mut report)?);
                 }
                 import_late(tx, std::mem::take(&mut chunk.late), &created, &mut report)?;
                 let b = chunk.batch;
@@ -151,6 +153,7 @@ fn resolvable<T>(
 fn import_memory(
     tx: &mut dyn Tx,
     im: &ImportedMemory,
+    now: Millis,
     actr: &ActrParams,
     report: &mut ImportReport,
 ) -> Result<Option<MemoryId>> {
@@ -160,7 +163,7 @@ fn import_memory(
         &im.memory,
         im.review_after,
         im.keep_id,
-        im.events.is_none(),
+        im.events.is_none().then_some(now),
         actr,
     ) {
         Ok(Some(memory_id)) => {

@@ -247,14 +247,17 @@ pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
     Ok(())
 }
 
-/// Inserts a full memory as given (uid, dates, tier), indexes its text, and seeds a
-/// `create` event when `seed_event`. Returns `None` when the uid is already stored.
+/// Inserts a full memory as given (uid, dates, tier), indexes its text, and, when
+/// `seed_at` names the time of this import (the source brought no usage history), seeds
+/// the traces of [`engram_core::dynamics::seed_traces`]: its creation and an `import`
+/// access, so maintenance does not read missing usage data as disuse. Returns `None` when
+/// the uid is already stored.
 pub(crate) fn insert_memory(
     tx: &mut dyn Tx,
     m: &Memory,
     review_after: Option<Millis>,
     keep_id: bool,
-    seed_event: bool,
+    seed_at: Option<Millis>,
     actr: &ActrParams,
 ) -> Result<Option<MemoryId>> {
     let mut m = m.clone();
@@ -296,15 +299,17 @@ pub(crate) fn insert_memory(
         &m.tags,
         m.metadata.get("context").and_then(|c| c.as_str()),
     )?;
-    if seed_event {
-        tx.append_event(&NewEvent {
-            memory_id: id,
-            kind: EventKind::Create,
-            weight: engram_core::dynamics::create_weight(m.importance, actr),
-            at: m.created_at,
-            session_id: m.session_id.as_deref(),
-            detail: None,
-        })?;
+    if let Some(imported_at) = seed_at {
+        for t in engram_core::dynamics::seed_traces(m.created_at, imported_at, m.importance, actr) {
+            tx.append_event(&NewEvent {
+                memory_id: id,
+                kind: t.kind,
+                weight: t.weight,
+                at: t.at,
+                session_id: m.session_id.as_deref(),
+                detail: None,
+            })?;
+        }
     }
     Ok(Some(id))
 }

@@ -215,7 +215,7 @@ impl Pass<'_> {
             }
             (Some(u), None) => {
                 let m = memory_from_record(r, u.clone(), now, self.default_importance, in_trash);
-                insert_memory(tx, &m, None, true, true, &self.actr).map(|id| {
+                insert_memory(tx, &m, None, true, Some(now), &self.actr).map(|id| {
                     self.report.restored += 1;
                     (id.unwrap_or(0), false)
                 })
@@ -225,7 +225,7 @@ impl Pass<'_> {
                 let u =
                     ulid::Ulid::from_parts(at.max(0) as u64, crate::ops::rand_bits()).to_string();
                 let m = memory_from_record(r, u, now, self.default_importance, in_trash);
-                insert_memory(tx, &m, None, false, true, &self.actr).map(|id| {
+                insert_memory(tx, &m, None, false, Some(now), &self.actr).map(|id| {
                     self.report.created += 1;
                     (id.unwrap_or(0), true)
                 })
