@@ -333,6 +333,10 @@ impl Backend for PgBackend {
     fn try_exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
         jobs::try_lock(&self.config, &self.target, job)
     }
+
+    fn schema_supported(&self) -> i64 {
+        db::MIGRATIONS.len() as i64
+    }
 }
 
 impl CandidateSource for PgBackend {

@@ -391,6 +391,12 @@ pub trait Backend: Reads + CandidateSource + Send {
     /// every job to every server without a word.
     fn try_exclusive(&self, job: Job) -> Result<JobLock>;
 
+    /// The schema version this backend's code migrates a database to: its own number (each
+    /// backend numbers its migrations on its own), so a test or `doctor` compares
+    /// [`Reads::schema_version`] with this, never with another backend's. No default, for
+    /// the reason [`Backend::try_exclusive`] has none.
+    fn schema_supported(&self) -> i64;
+
     /// The SQLite backend itself, for the features only it has: seed C's in-place
     /// conversion, the HNSW build command and its agreement diagnostic, the background
     /// index build. Every other backend answers `None` (and those features say so).

@@ -312,6 +312,9 @@ impl Backend for Visible {
     fn try_exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
         self.inner.try_exclusive(job)
     }
+    fn schema_supported(&self) -> i64 {
+        self.inner.schema_supported()
+    }
     fn sqlite(&mut self) -> Option<&mut crate::sqlite::SqliteBackend> {
         self.inner.sqlite()
     }
