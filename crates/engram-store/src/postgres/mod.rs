@@ -471,6 +471,9 @@ impl Tx for PgTx<'_> {
     fn delete_prompt(&mut self, id: i64) -> Result<bool> {
         sessions::delete_prompt(self.tx.get_mut(), id)
     }
+    fn set_owner(&mut self, what: Owned<'_>, user: &str) -> Result<()> {
+        sessions::set_owner(self.tx.get_mut(), what, user)
+    }
     fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
         maintenance::set_meta(self.tx.get_mut(), key, value)
     }

@@ -180,6 +180,9 @@ macro_rules! pg_reads {
             fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
                 self.with(|db| sessions::get(db, id))
             }
+            fn owner(&self, what: Owned<'_>) -> Result<Option<String>> {
+                self.with(|db| sessions::owner(db, what))
+            }
             fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>> {
                 self.with(|db| sessions::outcome(db, id))
             }

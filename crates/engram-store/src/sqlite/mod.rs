@@ -270,6 +270,9 @@ impl<T: Conn> Reads for T {
     fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
         sessions::get(self.conn(), id)
     }
+    fn owner(&self, what: Owned<'_>) -> Result<Option<String>> {
+        sessions::owner(self.conn(), what)
+    }
     fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>> {
         sessions::outcome(self.conn(), id)
     }
@@ -415,6 +418,9 @@ impl Tx for SqliteTx<'_> {
     }
     fn delete_prompt(&mut self, id: i64) -> Result<bool> {
         sessions::delete_prompt(&self.tx, id)
+    }
+    fn set_owner(&mut self, what: Owned<'_>, user: &str) -> Result<()> {
+        sessions::set_owner(&self.tx, what, user)
     }
     fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
         maintenance::set_meta(&self.tx, key, value)

@@ -166,6 +166,9 @@ pub trait Reads {
 
     // --- sessions and prompts ---
     fn session(&self, id: &str) -> Result<Option<SessionInfo>>;
+    /// The team user who started the session or saved the prompt; `None` when nobody is
+    /// recorded (one person's store, a row from before migration 9 / 3) or there is no row.
+    fn owner(&self, what: Owned<'_>) -> Result<Option<String>>;
     /// `None`: no such session; `Some(None)`: a session without an outcome yet.
     fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>>;
     /// Memories recalled in a session, with their importance, by id.
@@ -292,6 +295,9 @@ pub trait Tx: Reads {
     fn record_verdict(&mut self, v: &Verdict, relation: &str, at: Millis) -> Result<bool>;
     /// `false` when an `End` found no session.
     fn write_session(&mut self, w: &SessionWrite<'_>) -> Result<bool>;
+    /// Records `user` as the owner of a session or prompt that has none yet (an owner, once
+    /// set, never changes).
+    fn set_owner(&mut self, what: Owned<'_>, user: &str) -> Result<()>;
     /// Stores a prompt a session saw; returns its id.
     fn add_prompt(
         &mut self,

@@ -132,6 +132,16 @@ fn private_room(room: &str) -> bool {
     engram_core::team::is_private_room(room)
 }
 
+/// Whether `v` is the recorded owner of a session or prompt (one with no owner is nobody's).
+fn owns<R: Reads + ?Sized>(i: &R, v: &Viewer, what: Owned<'_>) -> Result<bool> {
+    Ok(i.owner(what)?.as_deref() == Some(v.name.as_str()))
+}
+
+/// A session `v` may see: any of a shared room, and only their own of a private room.
+fn may_see_session<R: Reads + ?Sized>(i: &R, v: &Viewer, s: &SessionInfo) -> Result<bool> {
+    Ok(!private_room(&s.room) || owns(i, v, Owned::Session(&s.id))?)
+}
+
 /// Up to `limit` items of a newest-first list that `keep` allows, asking for more while a
 /// page came back full and filtering left too few (sessions and prompts: their hidden
 /// count is not known in advance).
