@@ -586,3 +586,31 @@ fn another_users_sessions_and_prompts_cannot_be_ended_or_deleted() {
     s.session_end("s-app", Some("closed by the admin")).unwrap();
     s.session_end("s-local", None).unwrap();
 }
+
+/// `doctor`'s vectors-by-model count only the memories the viewer may see: bob sees
+/// alice's one shared memory's vector, never her private ones'.
+#[test]
+fn doctor_counts_only_the_vectors_of_memories_the_viewer_sees() {
+    let mut t = team();
+    let s = &mut t.store;
+    s.set_embedder(Some(std::sync::Arc::new(
+        engram_core::embed::HashEmbedder::new(32),
+    )));
+    s.embed_missing(|_| {}).unwrap();
+    let count = |h: &engram_store::storage::rows::Health| -> u64 {
+        h.vectors
+            .iter()
+            .filter(|v| v.model == "engram/hash-ngram")
+            .map(|v| v.count)
+            .sum()
+    };
+    assert_eq!(
+        count(&s.health().unwrap()),
+        3,
+        "the store itself: every vector"
+    );
+    let bob = s.as_viewer(Some("bob"), |s| s.health().unwrap()).unwrap();
+    assert_eq!(count(&bob), 1, "{:?}", bob.vectors);
+    let alice = s.as_viewer(Some("alice"), |s| s.health().unwrap()).unwrap();
+    assert_eq!(count(&alice), 3, "{:?}", alice.vectors);
+}

@@ -265,6 +265,9 @@ macro_rules! pg_reads {
             fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
                 self.with(|db| embeddings::embedded_count(db, model))
             }
+            fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+                self.with(|db| embeddings::sets_of(db, ids))
+            }
             fn team_users(&self) -> Result<Vec<TeamUser>> {
                 self.with(team::users)
             }

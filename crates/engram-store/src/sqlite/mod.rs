@@ -330,6 +330,9 @@ impl<T: Conn> Reads for T {
     fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
         embeddings::embedded_count(self.conn(), model)
     }
+    fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+        embeddings::sets_of(self.conn(), ids)
+    }
     fn team_users(&self) -> Result<Vec<TeamUser>> {
         team::users(self.conn())
     }

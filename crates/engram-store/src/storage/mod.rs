@@ -237,6 +237,9 @@ pub trait Reads {
     ) -> Result<Vec<(MemoryId, String)>>;
     /// How many memories outside the trash have a vector of `model`.
     fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64>;
+    /// The vectors held for `ids`, by model and dimension: what a team user's `doctor`
+    /// leaves out of [`Health::vectors`] for the memories hidden from them.
+    fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>>;
 
     // --- a team server's people (`team_users`) and visibility ---
     /// Every user, by name.

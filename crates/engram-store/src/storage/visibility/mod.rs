@@ -315,6 +315,17 @@ impl Backend for Visible {
             for n in [&mut h.fts_words, &mut h.fts_grams].into_iter().flatten() {
                 *n = n.saturating_sub(v.hidden.len() as u64);
             }
+            // Vectors by model: the hidden memories' own leave the counts.
+            for hidden in self.inner.vector_sets_of(&v.hidden_ids())? {
+                if let Some(set) = h
+                    .vectors
+                    .iter_mut()
+                    .find(|s| s.model == hidden.model && s.dim == hidden.dim)
+                {
+                    set.count = set.count.saturating_sub(hidden.count);
+                }
+            }
+            h.vectors.retain(|s| s.count > 0);
         }
         Ok(h)
     }

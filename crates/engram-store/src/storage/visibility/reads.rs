@@ -596,6 +596,9 @@ macro_rules! visible_reads {
             ) -> Result<Vec<(MemoryId, String)>> {
                 self.parts().0.missing_embeddings(model, after, limit)
             }
+            fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+                self.parts().0.vector_sets_of(ids)
+            }
             fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
                 let (i, v) = self.parts();
                 let n = i.embedded_count(model)?;
