@@ -272,6 +272,12 @@ impl Store {
     pub fn exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
         self.backend.try_exclusive(job)
     }
+
+    /// The schema version this store's backend migrates to ([`Backend::schema_supported`]):
+    /// what [`crate::Stats::schema_version`] reads once the store is open.
+    pub fn schema_supported(&self) -> i64 {
+        self.backend.schema_supported()
+    }
 }
 
 #[cfg(test)]

@@ -614,9 +614,9 @@ fn migrations_run_once_and_again_without_change() {
     let Some(admin) = admin_url() else { return };
     let db = TestDb::new(&admin);
     let first = db.open();
-    assert_eq!(first.schema_version().unwrap(), 2);
+    assert_eq!(first.schema_version().unwrap(), 3);
     let second = db.open();
-    assert_eq!(second.schema_version().unwrap(), 2);
+    assert_eq!(second.schema_version().unwrap(), 3);
     let tables: i64 = db
         .admin()
         .query_one("SELECT 1::bigint", &[])

@@ -522,3 +522,95 @@ fn an_import_at_a_hidden_id_gets_a_new_id() {
     assert_eq!(out.unwrap().created_count("memories"), 1);
     assert!(s.get(&IdRef::Id(a)).unwrap().content.contains("kumquat-42"));
 }
+
+/// Sessions and prompts carry their user: bob can neither end alice's shared session nor
+/// delete her shared prompt (a clear refusal), and her private room's session and prompt
+/// do not exist for him (the answers of a missing id). Alice's own always work, and one
+/// person's store (no viewer) is unchanged.
+#[test]
+fn another_users_sessions_and_prompts_cannot_be_ended_or_deleted() {
+    let mut t = team();
+    let s = &mut t.store;
+    let origin = |room: &str| engram_store::Origin {
+        room: Some(room.into()),
+        ..Default::default()
+    };
+    let (shared_prompt, private_prompt) = s
+        .as_viewer(Some("alice"), |s| {
+            s.session_start("s-app", &origin("app"), None).unwrap();
+            s.session_start("s-mine", &origin("private"), None).unwrap();
+            (
+                s.save_prompt(
+                    "how do we deploy kumquat builds",
+                    Some("s-app"),
+                    &origin("app"),
+                )
+                .unwrap(),
+                s.save_prompt("what is my kumquat locker code", None, &origin("private"))
+                    .unwrap(),
+            )
+        })
+        .unwrap();
+    s.as_viewer(Some("bob"), |s| {
+        let refused = s.session_end("s-app", Some("bob was here")).unwrap_err();
+        assert!(
+            refused.to_string().contains("another user's session"),
+            "{refused}"
+        );
+        let missing = s.session_end("s-none", None).unwrap_err().to_string();
+        let hidden = s.session_end("s-mine", None).unwrap_err().to_string();
+        assert_eq!(hidden, missing.replace("s-none", "s-mine"));
+        assert!(s.session("s-mine").unwrap().is_none());
+        assert!(s.session("s-app").unwrap().is_some());
+        let refused = s.delete_prompt(shared_prompt).unwrap_err();
+        assert!(
+            refused.to_string().contains("another user's prompt"),
+            "{refused}"
+        );
+        assert!(!s.delete_prompt(private_prompt).unwrap());
+        assert!(!s.delete_prompt(999_999).unwrap());
+    })
+    .unwrap();
+    s.as_viewer(Some("alice"), |s| {
+        let app = s.session("s-app").unwrap().unwrap();
+        assert!(app.ended_at.is_none() && app.summary.is_none(), "{app:?}");
+        assert!(s.session("s-mine").unwrap().is_some());
+        s.session_end("s-app", None).unwrap();
+        s.session_end("s-mine", None).unwrap();
+        assert!(s.delete_prompt(shared_prompt).unwrap());
+        assert!(s.delete_prompt(private_prompt).unwrap());
+    })
+    .unwrap();
+    // The store itself (no viewer): every session, whoever started it.
+    s.session_start("s-local", &origin("app"), None).unwrap();
+    s.session_end("s-app", Some("closed by the admin")).unwrap();
+    s.session_end("s-local", None).unwrap();
+}
+
+/// `doctor`'s vectors-by-model count only the memories the viewer may see: bob sees
+/// alice's one shared memory's vector, never her private ones'.
+#[test]
+fn doctor_counts_only_the_vectors_of_memories_the_viewer_sees() {
+    let mut t = team();
+    let s = &mut t.store;
+    s.set_embedder(Some(std::sync::Arc::new(
+        engram_core::embed::HashEmbedder::new(32),
+    )));
+    s.embed_missing(|_| {}).unwrap();
+    let count = |h: &engram_store::storage::rows::Health| -> u64 {
+        h.vectors
+            .iter()
+            .filter(|v| v.model == "engram/hash-ngram")
+            .map(|v| v.count)
+            .sum()
+    };
+    assert_eq!(
+        count(&s.health().unwrap()),
+        3,
+        "the store itself: every vector"
+    );
+    let bob = s.as_viewer(Some("bob"), |s| s.health().unwrap()).unwrap();
+    assert_eq!(count(&bob), 1, "{:?}", bob.vectors);
+    let alice = s.as_viewer(Some("alice"), |s| s.health().unwrap()).unwrap();
+    assert_eq!(count(&alice), 3, "{:?}", alice.vectors);
+}

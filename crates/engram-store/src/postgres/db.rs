@@ -223,6 +223,12 @@ CREATE TABLE team_users (
     token_changed_at BIGINT NOT NULL
 );
 "#,
+    // 3: who started each session and saved each prompt, as SQLite's migration 9. Owned by
+    // `sessions.rs`.
+    r#"
+ALTER TABLE sessions ADD COLUMN author TEXT;
+ALTER TABLE prompts ADD COLUMN author TEXT;
+"#,
 ];
 
 /// `host:port/db` of a configuration: what messages name (the password never).

@@ -79,3 +79,22 @@ pub(crate) fn sets(db: &mut dyn Db) -> Result<Vec<VectorSet>> {
         })
         .collect())
 }
+
+/// The vectors held for `ids`, by model and dimension.
+pub(crate) fn sets_of(db: &mut dyn Db, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(db
+        .query(
+            "SELECT model, dim, count(*) FROM embeddings WHERE memory_id = ANY($1) GROUP BY model, dim",
+            &[&ids],
+        )?
+        .iter()
+        .map(|r| VectorSet {
+            model: r.get(0),
+            dim: r.get::<_, i32>(1) as usize,
+            count: r.get::<_, i64>(2) as u64,
+        })
+        .collect())
+}

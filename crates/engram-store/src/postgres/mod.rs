@@ -333,6 +333,10 @@ impl Backend for PgBackend {
     fn try_exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
         jobs::try_lock(&self.config, &self.target, job)
     }
+
+    fn schema_supported(&self) -> i64 {
+        db::MIGRATIONS.len() as i64
+    }
 }
 
 impl CandidateSource for PgBackend {
@@ -466,6 +470,9 @@ impl Tx for PgTx<'_> {
     }
     fn delete_prompt(&mut self, id: i64) -> Result<bool> {
         sessions::delete_prompt(self.tx.get_mut(), id)
+    }
+    fn set_owner(&mut self, what: Owned<'_>, user: &str) -> Result<()> {
+        sessions::set_owner(self.tx.get_mut(), what, user)
     }
     fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
         maintenance::set_meta(self.tx.get_mut(), key, value)

@@ -180,6 +180,9 @@ macro_rules! pg_reads {
             fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
                 self.with(|db| sessions::get(db, id))
             }
+            fn owner(&self, what: Owned<'_>) -> Result<Option<String>> {
+                self.with(|db| sessions::owner(db, what))
+            }
             fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>> {
                 self.with(|db| sessions::outcome(db, id))
             }
@@ -261,6 +264,9 @@ macro_rules! pg_reads {
             }
             fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
                 self.with(|db| embeddings::embedded_count(db, model))
+            }
+            fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+                self.with(|db| embeddings::sets_of(db, ids))
             }
             fn team_users(&self) -> Result<Vec<TeamUser>> {
                 self.with(team::users)

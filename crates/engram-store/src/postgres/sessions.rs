@@ -2,7 +2,7 @@
 
 use super::{Db, opt};
 use crate::Result;
-use crate::storage::rows::{PromptInfo, RoomInfo, SessionInfo, SessionWrite};
+use crate::storage::rows::{Owned, PromptInfo, RoomInfo, SessionInfo, SessionWrite};
 use postgres::Row;
 
 const COLUMNS: &str = "id, room, directory, started_at, ended_at, summary, outcome";
@@ -119,6 +119,30 @@ pub(crate) fn all_prompts(db: &mut dyn Db) -> Result<Vec<PromptInfo>> {
 
 pub(crate) fn delete_prompt(db: &mut dyn Db, id: i64) -> Result<bool> {
     Ok(db.execute("DELETE FROM prompts WHERE id = $1", &[&id])? > 0)
+}
+
+/// The recorded owner of a session or prompt (see [`Owned`]).
+pub(crate) fn owner(db: &mut dyn Db, what: Owned<'_>) -> Result<Option<String>> {
+    let row = match what {
+        Owned::Session(id) => opt(db, "SELECT author FROM sessions WHERE id = $1", &[&id])?,
+        Owned::Prompt(id) => opt(db, "SELECT author FROM prompts WHERE id = $1", &[&id])?,
+    };
+    Ok(row.and_then(|r| r.get(0)))
+}
+
+/// Sets the owner of a session or prompt that has none.
+pub(crate) fn set_owner(db: &mut dyn Db, what: Owned<'_>, user: &str) -> Result<()> {
+    match what {
+        Owned::Session(id) => db.execute(
+            "UPDATE sessions SET author = $1 WHERE id = $2 AND author IS NULL",
+            &[&user, &id],
+        )?,
+        Owned::Prompt(id) => db.execute(
+            "UPDATE prompts SET author = $1 WHERE id = $2 AND author IS NULL",
+            &[&user, &id],
+        )?,
+    };
+    Ok(())
 }
 
 pub(crate) fn outcome(db: &mut dyn Db, id: &str) -> Result<Option<Option<String>>> {

@@ -70,6 +70,10 @@ impl Backend for SqliteBackend {
         Ok(crate::storage::JobLock::free())
     }
 
+    fn schema_supported(&self) -> i64 {
+        crate::SCHEMA_VERSION
+    }
+
     fn write(&mut self, f: &mut dyn FnMut(&mut dyn Tx) -> Result<()>) -> Result<()> {
         super::write(&mut self.conn, f)
     }

@@ -214,6 +214,13 @@ CREATE TABLE team_users (
     token_changed_at INTEGER NOT NULL
 );
 "#,
+    // 9: who started each session and saved each prompt (issue 18), so a team user cannot
+    // end, hand off or delete another's. `NULL`: one person's, or from before. Owned by
+    // `sessions.rs`.
+    r#"
+ALTER TABLE sessions ADD COLUMN author TEXT;
+ALTER TABLE prompts ADD COLUMN author TEXT;
+"#,
 ];
 
 /// Opens (creating if needed) the store at `path` and brings its schema up to date.

@@ -3,7 +3,7 @@
 //! which memories lack a vector of a model.
 
 use crate::Result;
-use crate::storage::rows::VectorModel;
+use crate::storage::rows::{VectorModel, VectorSet};
 use engram_core::MemoryId;
 use rusqlite::params;
 
@@ -69,4 +69,23 @@ pub(crate) fn from_blob(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
+}
+
+/// The vectors held for `ids`, by model and dimension (ordered as `health` orders them).
+pub(crate) fn sets_of(conn: &rusqlite::Connection, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+    use rusqlite::OptionalExtension;
+    let mut counts: std::collections::BTreeMap<(String, usize), u64> = Default::default();
+    let mut stmt = conn.prepare_cached("SELECT model, dim FROM embeddings WHERE memory_id = ?1")?;
+    for id in ids {
+        let row: Option<(String, i64)> = stmt
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        if let Some((model, dim)) = row {
+            *counts.entry((model, dim as usize)).or_default() += 1;
+        }
+    }
+    Ok(counts
+        .into_iter()
+        .map(|((model, dim), count)| VectorSet { model, dim, count })
+        .collect())
 }

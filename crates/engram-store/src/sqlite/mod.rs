@@ -270,6 +270,9 @@ impl<T: Conn> Reads for T {
     fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
         sessions::get(self.conn(), id)
     }
+    fn owner(&self, what: Owned<'_>) -> Result<Option<String>> {
+        sessions::owner(self.conn(), what)
+    }
     fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>> {
         sessions::outcome(self.conn(), id)
     }
@@ -326,6 +329,9 @@ impl<T: Conn> Reads for T {
     }
     fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
         embeddings::embedded_count(self.conn(), model)
+    }
+    fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+        embeddings::sets_of(self.conn(), ids)
     }
     fn team_users(&self) -> Result<Vec<TeamUser>> {
         team::users(self.conn())
@@ -415,6 +421,9 @@ impl Tx for SqliteTx<'_> {
     }
     fn delete_prompt(&mut self, id: i64) -> Result<bool> {
         sessions::delete_prompt(&self.tx, id)
+    }
+    fn set_owner(&mut self, what: Owned<'_>, user: &str) -> Result<()> {
+        sessions::set_owner(&self.tx, what, user)
     }
     fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
         maintenance::set_meta(&self.tx, key, value)

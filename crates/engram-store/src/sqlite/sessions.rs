@@ -3,7 +3,7 @@
 
 use crate::Result;
 use crate::storage::rows::{
-    PromptInfo, PromptRow, RoomInfo, SessionInfo, SessionRow, SessionWrite,
+    Owned, PromptInfo, PromptRow, RoomInfo, SessionInfo, SessionRow, SessionWrite,
 };
 use engram_core::Millis;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -115,6 +115,36 @@ pub(crate) fn all_prompts(conn: &Connection) -> Result<Vec<PromptInfo>> {
 
 pub(crate) fn delete_prompt(conn: &Connection, id: i64) -> Result<bool> {
     Ok(conn.execute("DELETE FROM prompts WHERE id = ?1", [id])? > 0)
+}
+
+/// The recorded owner of a session or prompt (see [`Owned`]).
+pub(crate) fn owner(conn: &Connection, what: Owned<'_>) -> Result<Option<String>> {
+    let found: Option<Option<String>> = match what {
+        Owned::Session(id) => conn
+            .prepare_cached("SELECT author FROM sessions WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?,
+        Owned::Prompt(id) => conn
+            .prepare_cached("SELECT author FROM prompts WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?,
+    };
+    Ok(found.flatten())
+}
+
+/// Sets the owner of a session or prompt that has none.
+pub(crate) fn set_owner(conn: &Connection, what: Owned<'_>, user: &str) -> Result<()> {
+    match what {
+        Owned::Session(id) => conn.execute(
+            "UPDATE sessions SET author = ?1 WHERE id = ?2 AND author IS NULL",
+            params![user, id],
+        )?,
+        Owned::Prompt(id) => conn.execute(
+            "UPDATE prompts SET author = ?1 WHERE id = ?2 AND author IS NULL",
+            params![user, id],
+        )?,
+    };
+    Ok(())
 }
 
 pub(crate) fn outcome(conn: &Connection, id: &str) -> Result<Option<Option<String>>> {

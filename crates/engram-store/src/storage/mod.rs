@@ -166,6 +166,9 @@ pub trait Reads {
 
     // --- sessions and prompts ---
     fn session(&self, id: &str) -> Result<Option<SessionInfo>>;
+    /// The team user who started the session or saved the prompt; `None` when nobody is
+    /// recorded (one person's store, a row from before migration 9 / 3) or there is no row.
+    fn owner(&self, what: Owned<'_>) -> Result<Option<String>>;
     /// `None`: no such session; `Some(None)`: a session without an outcome yet.
     fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>>;
     /// Memories recalled in a session, with their importance, by id.
@@ -234,6 +237,9 @@ pub trait Reads {
     ) -> Result<Vec<(MemoryId, String)>>;
     /// How many memories outside the trash have a vector of `model`.
     fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64>;
+    /// The vectors held for `ids`, by model and dimension: what a team user's `doctor`
+    /// leaves out of [`Health::vectors`] for the memories hidden from them.
+    fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>>;
 
     // --- a team server's people (`team_users`) and visibility ---
     /// Every user, by name.
@@ -292,6 +298,9 @@ pub trait Tx: Reads {
     fn record_verdict(&mut self, v: &Verdict, relation: &str, at: Millis) -> Result<bool>;
     /// `false` when an `End` found no session.
     fn write_session(&mut self, w: &SessionWrite<'_>) -> Result<bool>;
+    /// Records `user` as the owner of a session or prompt that has none yet (an owner, once
+    /// set, never changes).
+    fn set_owner(&mut self, what: Owned<'_>, user: &str) -> Result<()>;
     /// Stores a prompt a session saw; returns its id.
     fn add_prompt(
         &mut self,
@@ -390,6 +399,12 @@ pub trait Backend: Reads + CandidateSource + Send {
     /// No default: a wrapper (the visibility layer) that forgot to pass it on would grant
     /// every job to every server without a word.
     fn try_exclusive(&self, job: Job) -> Result<JobLock>;
+
+    /// The schema version this backend's code migrates a database to: its own number (each
+    /// backend numbers its migrations on its own), so a test or `doctor` compares
+    /// [`Reads::schema_version`] with this, never with another backend's. No default, for
+    /// the reason [`Backend::try_exclusive`] has none.
+    fn schema_supported(&self) -> i64;
 
     /// The SQLite backend itself, for the features only it has: seed C's in-place
     /// conversion, the HNSW build command and its agreement diagnostic, the background

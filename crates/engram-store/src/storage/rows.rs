@@ -253,6 +253,14 @@ pub struct ActiveQuery<'a> {
     pub limit: usize,
 }
 
+/// A session or a prompt: the rows a team user owns besides memories (issue 18). The
+/// visibility layer reads and stamps their owner; the engine never sees it.
+#[derive(Debug, Clone, Copy)]
+pub enum Owned<'a> {
+    Session(&'a str),
+    Prompt(i64),
+}
+
 /// A write to the `sessions` table; each variant is one statement of the session
 /// lifecycle, so a backend never sees a half-described row.
 #[derive(Debug, Clone, Copy)]

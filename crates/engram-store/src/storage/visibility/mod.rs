@@ -132,6 +132,16 @@ fn private_room(room: &str) -> bool {
     engram_core::team::is_private_room(room)
 }
 
+/// Whether `v` is the recorded owner of a session or prompt (one with no owner is nobody's).
+fn owns<R: Reads + ?Sized>(i: &R, v: &Viewer, what: Owned<'_>) -> Result<bool> {
+    Ok(i.owner(what)?.as_deref() == Some(v.name.as_str()))
+}
+
+/// A session `v` may see: any of a shared room, and only their own of a private room.
+fn may_see_session<R: Reads + ?Sized>(i: &R, v: &Viewer, s: &SessionInfo) -> Result<bool> {
+    Ok(!private_room(&s.room) || owns(i, v, Owned::Session(&s.id))?)
+}
+
 /// Up to `limit` items of a newest-first list that `keep` allows, asking for more while a
 /// page came back full and filtering left too few (sessions and prompts: their hidden
 /// count is not known in advance).
@@ -305,12 +315,26 @@ impl Backend for Visible {
             for n in [&mut h.fts_words, &mut h.fts_grams].into_iter().flatten() {
                 *n = n.saturating_sub(v.hidden.len() as u64);
             }
+            // Vectors by model: the hidden memories' own leave the counts.
+            for hidden in self.inner.vector_sets_of(&v.hidden_ids())? {
+                if let Some(set) = h
+                    .vectors
+                    .iter_mut()
+                    .find(|s| s.model == hidden.model && s.dim == hidden.dim)
+                {
+                    set.count = set.count.saturating_sub(hidden.count);
+                }
+            }
+            h.vectors.retain(|s| s.count > 0);
         }
         Ok(h)
     }
     /// The job locks are the server's, whoever the call runs as.
     fn try_exclusive(&self, job: crate::storage::Job) -> Result<crate::storage::JobLock> {
         self.inner.try_exclusive(job)
+    }
+    fn schema_supported(&self) -> i64 {
+        self.inner.schema_supported()
     }
     fn sqlite(&mut self) -> Option<&mut crate::sqlite::SqliteBackend> {
         self.inner.sqlite()

@@ -3,7 +3,7 @@
 //! (see the module above for what each kind of answer does).
 
 use super::tx::VisibleTx;
-use super::{Visible, fill, private_room, subtract};
+use super::{Visible, fill, may_see_session, private_room, subtract};
 use crate::Result;
 use crate::storage::Reads;
 use crate::storage::rows::*;
@@ -409,13 +409,25 @@ macro_rules! visible_reads {
                 }
             }
 
-            // A session by id passes: its id is the client's own (it names the session it
-            // started, in any room); the lists below leave private rooms' sessions out.
+            // A session of a private room is its owner's alone: for anyone else it does
+            // not exist (as a missing id). The lists below leave private rooms' sessions out.
             fn session(&self, id: &str) -> Result<Option<SessionInfo>> {
-                self.parts().0.session(id)
+                let (i, v) = self.parts();
+                let s = i.session(id)?;
+                match (s, v) {
+                    (Some(s), Some(v)) if !may_see_session(i, v, &s)? => Ok(None),
+                    (s, _) => Ok(s),
+                }
+            }
+            fn owner(&self, what: Owned<'_>) -> Result<Option<String>> {
+                self.parts().0.owner(what)
             }
             fn session_outcome(&self, id: &str) -> Result<Option<Option<String>>> {
-                self.parts().0.session_outcome(id)
+                let (i, v) = self.parts();
+                if v.is_some() && self.session(id)?.is_none() {
+                    return Ok(None);
+                }
+                i.session_outcome(id)
             }
             fn recalled_in_session(&self, session_id: &str) -> Result<Vec<(MemoryId, f64)>> {
                 let (i, v) = self.parts();
@@ -583,6 +595,9 @@ macro_rules! visible_reads {
                 limit: usize,
             ) -> Result<Vec<(MemoryId, String)>> {
                 self.parts().0.missing_embeddings(model, after, limit)
+            }
+            fn vector_sets_of(&self, ids: &[MemoryId]) -> Result<Vec<VectorSet>> {
+                self.parts().0.vector_sets_of(ids)
             }
             fn embedded_count(&self, model: VectorModel<'_>) -> Result<u64> {
                 let (i, v) = self.parts();

@@ -2,11 +2,11 @@
 //! memories stamped with the viewer as author, and writes aimed at a hidden memory refused
 //! as "not found".
 
-use super::{Viewer, private_room};
+use super::{Viewer, owns, private_room};
 use crate::storage::rows::*;
 use crate::storage::{Reads, Tx};
 use crate::{Error, Result};
-use engram_core::{LinkKind, Memory, MemoryId, Millis};
+use engram_core::{InputError, LinkKind, Memory, MemoryId, Millis};
 
 /// A write transaction seen through a viewer.
 pub(super) struct VisibleTx<'a> {
@@ -107,8 +107,40 @@ impl Tx for VisibleTx<'_> {
         }
         self.tx.record_verdict(v, relation, at)
     }
+    /// A team user starts sessions of their own: ending, handing off or recording the
+    /// outcome of another user's session is refused (a private room's is "not found", as
+    /// a missing id); a session the write creates is stamped with its owner.
     fn write_session(&mut self, w: &SessionWrite<'_>) -> Result<bool> {
-        self.tx.write_session(w)
+        let Some(v) = self.viewer else {
+            return self.tx.write_session(w);
+        };
+        let id = match *w {
+            SessionWrite::Start { id, .. }
+            | SessionWrite::End { id, .. }
+            | SessionWrite::Handoff { id, .. }
+            | SessionWrite::Outcome { id, .. } => id,
+        };
+        let existing = self.tx.session(id)?;
+        if let Some(s) = &existing
+            && !matches!(w, SessionWrite::Start { .. })
+            && !owns(&*self.tx, v, Owned::Session(id))?
+        {
+            if private_room(&s.room) {
+                return Err(Error::not_found("session_id", format!("session {id:?}")));
+            }
+            return Err(Error::Input(InputError::new(
+                "session_id",
+                "another user's session: only the user who started it may end it, hand it off or record its outcome",
+            )));
+        }
+        let written = self.tx.write_session(w)?;
+        if existing.is_none() && written {
+            self.tx.set_owner(Owned::Session(id), &v.name)?;
+        }
+        Ok(written)
+    }
+    fn set_owner(&mut self, what: Owned<'_>, user: &str) -> Result<()> {
+        self.tx.set_owner(what, user)
     }
     fn add_prompt(
         &mut self,
@@ -117,17 +149,29 @@ impl Tx for VisibleTx<'_> {
         content: &str,
         at: Millis,
     ) -> Result<i64> {
-        self.tx.add_prompt(session_id, room, content, at)
+        let id = self.tx.add_prompt(session_id, room, content, at)?;
+        if let Some(v) = self.viewer {
+            self.tx.set_owner(Owned::Prompt(id), &v.name)?;
+        }
+        Ok(id)
     }
+    /// A team user deletes only their own prompts: another's of a shared room is refused,
+    /// one of a private room is "not found" (`false`, as a missing id).
     fn delete_prompt(&mut self, id: i64) -> Result<bool> {
-        if self.viewer.is_some()
-            && self
-                .tx
-                .all_prompts()?
-                .iter()
-                .any(|p| p.id == id && private_room(&p.room))
-        {
+        let Some(v) = self.viewer else {
+            return self.tx.delete_prompt(id);
+        };
+        let Some(p) = self.tx.all_prompts()?.into_iter().find(|p| p.id == id) else {
             return Ok(false);
+        };
+        if !owns(&*self.tx, v, Owned::Prompt(id))? {
+            if private_room(&p.room) {
+                return Ok(false);
+            }
+            return Err(Error::Input(InputError::new(
+                "id",
+                "another user's prompt: only the user who saved it may delete it",
+            )));
         }
         self.tx.delete_prompt(id)
     }
