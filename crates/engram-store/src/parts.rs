@@ -15,10 +15,13 @@ impl Store {
     /// with the same room, kind, session, date, source and tags, an `explicit` link to the
     /// first part, and `metadata.part` / `metadata.parts` / `metadata.part_of` (the first
     /// part's uid). The outcome is the first part's, with the later parts in `touched`.
-    pub fn remember_capture(&mut self, req: RememberRequest) -> Result<RememberOutcome> {
+    pub fn remember_capture(&mut self, mut req: RememberRequest) -> Result<RememberOutcome> {
         if req.content.len() <= MAX_CONTENT_BYTES {
             return self.remember(req);
         }
+        // The whole text is redacted before it is split: a secret cut across two parts,
+        // or a copy of one in a later part, would pass each part's own redaction.
+        let fired = engram_core::redact::redact_in_place(&mut req.content);
         let pieces: Vec<String> = engram_core::parts::split(&req.content, MAX_CONTENT_BYTES)
             .into_iter()
             .map(str::to_string)
@@ -53,6 +56,7 @@ impl Store {
             let out = self.remember(part)?;
             first.touched.push(out.id);
         }
+        engram_core::redact::merge(&mut first.redacted, fired);
         Ok(first)
     }
 }

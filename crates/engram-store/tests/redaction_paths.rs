@@ -272,3 +272,41 @@ fn find_file(root: &Path, uid: &str) -> PathBuf {
     }
     panic!("no file for {uid}")
 }
+
+/// Text over the content limit is stored in parts; it is redacted whole before it is
+/// split, so a secret that straddles a cut, or a copy of one in a later part, never
+/// reaches the disk (an attacker's finding: each part was redacted on its own).
+#[test]
+fn long_text_is_redacted_whole_before_it_is_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    // The assignment sits where the first cut falls; its value comes back in a later part.
+    let long = format!(
+        "{}DB_PASSWORD={PASSWORD} {}and again {PASSWORD} with {TOKEN}",
+        "word ".repeat(13_100),
+        "tail ".repeat(14_000)
+    );
+    let line = serde_json::json!({
+        "type": "memory", "id": 1, "uid": "01JA0000000000000000000009", "content": long,
+        "kind": "fact", "importance": 0.5, "room": "app", "tier": "active",
+        "created_at": "2026-09-21T00:00:00Z", "updated_at": "2026-09-21T00:00:00Z",
+        "valid_from": "2026-09-21T00:00:00Z", "valid_to": null, "pinned": false,
+        "source": "import", "tags": [], "metadata": {},
+    });
+    let batch =
+        engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(format!("{line}\n"))).unwrap();
+    let report = store.import_batch(batch, &mut |_, _| {}).unwrap();
+    assert!(report.created_count("memories") >= 2, "{report:?}");
+    assert_clean(dir.path(), &mut store);
+    // The capture path (hooks) splits the same way.
+    let out = store
+        .remember_capture(room(format!(
+            "{}the password is {PASSWORD} {}copy {PASSWORD}",
+            "word ".repeat(13_105),
+            "tail ".repeat(14_000)
+        )))
+        .unwrap();
+    assert!(!out.touched.is_empty(), "stored in parts");
+    assert!(!out.redacted.is_empty(), "the redaction is reported");
+    assert_clean(dir.path(), &mut store);
+}

@@ -18,8 +18,10 @@ impl Store {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<ImportReport> {
         // Over-limit content from a source is stored in parts, never refused or cut.
-        crate::parts::split_long_imports(&mut batch);
+        // Redact the whole text first, then split: a secret cut across two parts (or a
+        // copy of one in a later part) would pass each part's redaction.
         super::redact_records(&mut batch);
+        crate::parts::split_long_imports(&mut batch);
         let actr = self.config.actr;
         let now = self.now();
         let read = Batch {
@@ -97,8 +99,8 @@ impl Store {
             let mut waiting = (Vec::new(), Vec::new());
             loop {
                 let mut chunk = chunks.next_chunk(CHUNK_MEMORIES)?;
-                crate::parts::split_long_imports(&mut chunk.batch);
                 super::redact_records(&mut chunk.batch);
+                crate::parts::split_long_imports(&mut chunk.batch);
                 if let Some(r) = &room {
                     crate::importers::put_in_room(&mut chunk.batch, r);
                 }

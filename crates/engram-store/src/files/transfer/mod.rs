@@ -183,6 +183,9 @@ pub(crate) fn redact_records(batch: &mut Batch) {
         opt(&mut j.relation);
     }
     for im in &mut batch.memories {
+        // The whole text, before an over-limit one is split into parts (`check_memory`
+        // redacts each stored part again, which then finds nothing new).
+        text(&mut im.memory.content);
         for e in im.events.iter_mut().flatten() {
             names(e.session_id.as_mut());
             opt(&mut e.detail);
