@@ -106,6 +106,21 @@ async fn json_rpc_errors(req: Request, next: Next) -> Response {
             return rpc_error(status, id, code, message);
         }
         if method == "tools/call"
+            && !id.is_null()
+            && !msg
+                .get("params")
+                .and_then(|p| p.get("name"))
+                .is_some_and(|n| n.is_string())
+        {
+            return rpc_error(
+                StatusCode::OK,
+                id,
+                -32602,
+                "Invalid params: `tools/call` needs `params.name`, the tool to call (see tools/list)"
+                    .into(),
+            );
+        }
+        if method == "tools/call"
             && let Some(args) = msg.get("params").and_then(|p| p.get("arguments"))
             && !args.is_object()
             && !args.is_null()

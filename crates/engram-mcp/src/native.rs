@@ -485,9 +485,11 @@ fn track_failure(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         origin,
     })?;
     let mut v = json(&out);
+    // The reply names the component as stored (redacted), never the raw input.
     v["result"] = json!(format!(
         "Tracked failure in {} (id={})",
-        a.component, out.id
+        engram_core::redact::stored_name(&a.component),
+        out.id
     ));
     v["memory_id"] = json!(out.id);
     checkpoint_fields(ctx, out.id, &mut v)?;
@@ -534,7 +536,11 @@ fn track_progress(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         origin,
     })?;
     let mut v = json(&out);
-    v["result"] = json!(format!("Tracked progress of {} (id={})", a.feature, out.id));
+    v["result"] = json!(format!(
+        "Tracked progress of {} (id={})",
+        engram_core::redact::stored_name(&a.feature),
+        out.id
+    ));
     v["memory_id"] = json!(out.id);
     checkpoint_fields(ctx, out.id, &mut v)?;
     Ok(v)

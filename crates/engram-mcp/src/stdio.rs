@@ -63,24 +63,10 @@ pub fn check_line(line: &[u8]) -> Result<(), Value> {
     Ok(())
 }
 
-/// The client methods of the MCP specification. rmcp routes these; any other method is
-/// answered here with a message that names it and what this server does answer (rmcp's
-/// own reply carries only the bare method name).
-const MCP_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-];
+/// The requests this server answers (it offers tools only). Any other method, the MCP
+/// specification's resources and prompts included, is answered here with a message that
+/// names it and what this server does answer (rmcp's own reply is the bare method name).
+const MCP_METHODS: &[&str] = &["initialize", "ping", "tools/list", "tools/call"];
 
 /// The error a request gets before rmcp sees it, from its method and whether the
 /// connection is initialized; shared by stdio and HTTP so both answer alike.
@@ -123,6 +109,18 @@ pub fn check_session(line: &[u8], initialized: bool) -> Result<(), Value> {
     let reply = |code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     if let Some((code, message)) = session_error(method, initialized) {
         return Err(reply(code, message));
+    }
+    if method == "tools/call"
+        && !v
+            .get("params")
+            .and_then(|p| p.get("name"))
+            .is_some_and(Value::is_string)
+    {
+        return Err(reply(
+            -32602,
+            "Invalid params: `tools/call` needs `params.name`, the tool to call (see tools/list)"
+                .into(),
+        ));
     }
     if method == "tools/call"
         && let Some(args) = v.get("params").and_then(|p| p.get("arguments"))

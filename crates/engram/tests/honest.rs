@@ -449,6 +449,24 @@ fn stdio_errors_say_what_was_wrong() {
             .contains("already initialized"),
         "{again}"
     );
+    let no_name = m.request("tools/call", json!({"arguments": {}}));
+    assert_eq!(no_name["error"]["code"], -32602, "{no_name}");
+    assert!(
+        no_name["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("params.name"),
+        "{no_name}"
+    );
+    let resources = m.request("resources/list", json!({}));
+    assert_eq!(resources["error"]["code"], -32601, "{resources}");
+    assert!(
+        resources["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Method not found"),
+        "{resources}"
+    );
     let unknown = m.request("frobnicate", json!({}));
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
     let msg = unknown["error"]["message"].as_str().unwrap();
