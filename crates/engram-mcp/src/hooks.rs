@@ -440,7 +440,12 @@ fn user_prompt(
                 importance: hit.memory.importance,
             })
             .collect();
-        let verdicts = pure::surface_gate(&gate, &surfaced, &h, &weights);
+        let mut verdicts = pure::surface_gate(&gate, &surfaced, &h, &weights);
+        // Nothing matched well (a prompt of stopwords, or words in passing): nothing is
+        // worth putting in front of the agent, whatever the gate's scores.
+        if result.matched == engram_core::relevance::Match::None {
+            verdicts.iter_mut().for_each(|v| v.surfaced = false);
+        }
         let mut chosen = Vec::new();
         let mut candidates = Vec::new();
         for (hit, v) in result.hits.iter().zip(verdicts) {

@@ -541,6 +541,16 @@ fn user_prompt_surfaces_once_per_session() {
         ],
     );
     assert!(assert_hook_contract(&off, "off").is_none());
+    // A prompt of stopwords matches nothing well: nothing is surfaced.
+    let stop = f.hook(
+        &["user-prompt-submit"],
+        input("s6", "the the the of and to a with the").as_bytes(),
+    );
+    assert!(
+        assert_hook_contract(&stop, "stopwords")
+            .is_none_or(|v| !v.to_string().contains("proactive recall")),
+        "{stop:?}"
+    );
     // A secret in the client's session id reaches no state file name, no log, no store.
     let secret = "sid-xoxb-2384729384-9283749283-AbCdEfGhIjKlMnOpQrStUvWx";
     f.hook_env(
