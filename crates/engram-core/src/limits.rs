@@ -22,6 +22,10 @@ pub const MAX_QUERY_BYTES: usize = 4 * 1024;
 pub const MAX_IMPORT_LINE_BYTES: usize = 1024 * 1024;
 /// Largest import read as one JSON document (seed C's export), in bytes (256 MiB).
 pub const MAX_IMPORT_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
+/// Largest Markdown file read from a folder (a B import, the vault), in bytes (16 MiB): a
+/// memory's file holds at most a few parts of text; past this it is skipped with a warning
+/// that names the limit, so a runaway file cannot fill memory.
+pub const MAX_MARKDOWN_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// Most hits one recall returns.
 pub const MAX_RECALL_LIMIT: usize = 100;
 /// Most ids in one reinforce call.

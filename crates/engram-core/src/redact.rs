@@ -157,7 +157,60 @@ fn high_entropy(v: &str) -> bool {
         .filter(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic())
         .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
         .count();
-    upper >= 2 && lower >= 2 && digits >= 2 && flips * 5 >= n && entropy(v) >= 4.0
+    upper >= 2
+        && lower >= 2
+        && digits >= 2
+        && flips * 5 >= n
+        && entropy(v) >= 4.0
+        && has_random_segment(v)
+}
+
+/// A secret holds one stretch of 16 or more random characters. Generated resource names
+/// (`MyStack-MyFunction3BAA72D1-Xk2LmN9pQr7s`, CloudFormation's `MyRoleC7F7A5B9`) join
+/// words and short random suffixes with separators, and code identifiers
+/// (`TestHandleUserLogin2FAFlowV3`) are words with version marks: neither has one.
+fn has_random_segment(v: &str) -> bool {
+    v.split(['-', '_', '.', '/', ':'])
+        .any(|seg| seg.chars().count() >= 16 && !identifier_like(seg))
+}
+
+/// Mostly words: at least 60 % of the letters sit in runs that read as words (a lowercase
+/// run, or a capital and its lowercase run, of two letters or more with a vowel), the rest
+/// short acronyms and version marks. Random text breaks into runs of one or two letters.
+fn identifier_like(seg: &str) -> bool {
+    let (mut letters, mut wordlike) = (0usize, 0usize);
+    let mut run = String::new();
+    let mut flush = |run: &mut String| {
+        let n = run.chars().count();
+        let vowel = run.chars().any(|c| "aeiouyAEIOUY".contains(c));
+        let tail_lower = run.chars().skip(1).all(|c| c.is_ascii_lowercase());
+        if n >= 2 && vowel && tail_lower {
+            wordlike += n;
+        }
+        letters += n;
+        run.clear();
+    };
+    for c in seg.chars() {
+        let starts_word =
+            c.is_ascii_uppercase() && run.chars().last().is_some_and(|p| p.is_ascii_lowercase());
+        if !c.is_ascii_alphabetic() || starts_word {
+            flush(&mut run);
+        }
+        if c.is_ascii_alphabetic() {
+            // An acronym before a word (`FAFlow`): the last capital starts the word.
+            if c.is_ascii_lowercase()
+                && run.chars().count() >= 2
+                && run.chars().all(|p| p.is_ascii_uppercase())
+            {
+                let last = run.pop();
+                flush(&mut run);
+                run.extend(last);
+            }
+            run.push(c);
+        }
+    }
+    flush(&mut run);
+    letters > 0 && wordlike * 10 >= letters * 6
 }
 
 /// Random-looking text that is public by its label: a digest named by its algorithm
@@ -166,11 +219,31 @@ fn high_entropy(v: &str) -> bool {
 /// credentials; a secret carries no such label.
 fn public_encoding(v: &str) -> bool {
     const LABELS: &[&str] = &[
-        "h1:", "base64,", "sha1-", "sha256-", "sha384-", "sha512-", "md5-",
+        "h1:",
+        "base64,",
+        "sha1-",
+        "sha256-",
+        "sha384-",
+        "sha512-",
+        "md5-",
+        "ssh-rsa ",
+        "ssh-ed25519 ",
+        "ssh-dss ",
+        "ecdsa-sha2-",
     ];
     LABELS
         .iter()
         .any(|l| v.len() > l.len() && v[..l.len()].eq_ignore_ascii_case(l))
+        || ipfs_cid(v)
+}
+
+/// An IPFS content id (CIDv0: `Qm` and 44 more base58 characters): the address of public
+/// content, random-looking by construction.
+fn ipfs_cid(v: &str) -> bool {
+    v.len() == 46
+        && v.starts_with("Qm")
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() && !"0OIl".contains(c))
 }
 
 /// Luhn checksum over the digits of a candidate card number, with an issuer prefix (Visa,
@@ -227,7 +300,7 @@ fn value_secret(whole: &str, v: &str) -> bool {
     if n < 4 || is_placeholder(inner) || (inner.contains(' ') && !quoted) {
         return false;
     }
-    if inner.chars().all(|c| c.is_ascii_digit()) && n < 8 {
+    if inner.chars().all(|c| c.is_ascii_digit()) && n < 8 && !password_key(whole) {
         return false;
     }
     if quoted {
@@ -255,6 +328,31 @@ fn value_secret(whole: &str, v: &str) -> bool {
         || (env_style(whole) && n >= 6)
 }
 
+/// `password`, `DB_PASSWD`, `"pwd"`, `passcode`: keys whose value is a secret even when it
+/// is only digits (a PIN, `{"password": 87654321}`), where `token: 4096` is a setting.
+fn password_key(whole: &str) -> bool {
+    let key = key_of(whole)
+        .trim_start_matches(|c: char| !c.is_ascii_alphanumeric())
+        .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+        .to_ascii_lowercase();
+    ["password", "passwd", "passcode", "pwd", "passphrase", "pin"]
+        .iter()
+        .any(|k| key.ends_with(k))
+}
+
+/// `created_at_v2`, `order_id`: a value of lowercase words joined by `_`, a schema name.
+fn snake_identifier(v: &str) -> bool {
+    v.contains('_')
+        && v.split('_').all(|w| {
+            !w.is_empty()
+                && (w.chars().all(|c| c.is_ascii_lowercase())
+                    || (w.len() <= 4
+                        && w.trim_start_matches('v')
+                            .chars()
+                            .all(|c| c.is_ascii_digit())))
+        })
+}
+
 /// A value after `*_KEY=` needs more: `primary_key = id`, `sort_key: created_at` are schema,
 /// not secrets. Eight characters or more, with a digit and a letter, and not a path.
 fn key_value_secret(whole: &str, v: &str) -> bool {
@@ -265,11 +363,25 @@ fn key_value_secret(whole: &str, v: &str) -> bool {
         && inner.chars().any(|c| c.is_ascii_alphabetic())
         && !inner.contains('/')
         && !inner.ends_with(".pem")
+        && !snake_identifier(inner)
+        && !key_of(whole).to_ascii_lowercase().contains("public")
+}
+
+/// The word after `Bearer` outside a header: a token when long, or when it mixes letters
+/// and digits ("bearer authentication" is prose).
+fn bearer_secret(v: &str) -> bool {
+    let n = v.chars().count();
+    !is_placeholder(v)
+        && (n >= 20
+            || (v.chars().any(|c| c.is_ascii_digit())
+                && v.chars().any(|c| c.is_ascii_alphabetic())))
 }
 
 /// The word after "password is": a secret when it holds a digit or a symbol.
 fn phrase_secret(_: &str, v: &str) -> bool {
-    let v = v.trim_end_matches(['.', ',', ';', ')', '!', '?']);
+    let v = unquote(v)
+        .0
+        .trim_end_matches(['.', ',', ';', ')', '!', '?']);
     v.chars().count() >= 4
         && !is_placeholder(v)
         && v.chars()
@@ -291,10 +403,13 @@ fn rules() -> &'static [Rule] {
         // Escaped quotes first: an assignment written inside a JSON string (`\"x\"`).
         let value = r#"(\\"[^"\\\n]*\\"|\\'[^'\\\n]*\\'|"[^"\n]*"|'[^'\n]*'|[^\s,;"'})\]]+?)(?:&[A-Za-z0-9_.-]+=|[\s,;"'})\]]|$)"#;
         let assignment = format!(
-            r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+|set\s+)?["']?(?:{SECRET_KEYS})["']?\s*(?::=|=|:)[ \t]*{value}"#
+            r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+|set\s+)?(?:\\?["'])?(?:{SECRET_KEYS})(?:\\?["'])?\s*(?::=|=|:)[ \t]*{value}"#
+        );
+        let name_value = format!(
+            r#"(?i)\\?["']?(?:name|key)\\?["']?\s*[:=]\s*\\?["']?(?:{SECRET_KEYS})\\?["']?[\s,]*(?:-\s*)?\\?["']?value\\?["']?\s*[:=]\s*{value}"#
         );
         let key_assignment = format!(
-            r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+)?["']?(?:[A-Za-z0-9]+[_.-])+key["']?\s*(?::=|=|:)[ \t]*{value}"#
+            r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+)?(?:\\?["'])?(?:[A-Za-z0-9]+[_.-])+key(?:\\?["'])?\s*(?::=|=|:)[ \t]*{value}"#
         );
         vec![
             // Seed C's explicit privacy spans, across lines, any case.
@@ -305,10 +420,10 @@ fn rules() -> &'static [Rule] {
                 0,
                 any,
             ),
-            r("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", 0, any),
+            r("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16,}\b", 0, any),
             r(
                 "aws_secret_key",
-                r"(?i)aws_?secret_?access_?key\s*[:=]\s*['\x22]?([A-Za-z0-9/+=]{40})",
+                r"(?i)aws_?secret_?access_?key\s*[:=]\s*['\x22]?([A-Za-z0-9/+=]{40,})",
                 1,
                 any,
             ),
@@ -318,16 +433,28 @@ fn rules() -> &'static [Rule] {
             r("openai_key", r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}", 0, any),
             r("stripe_key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", 0, any),
             r("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", 0, any),
-            r("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}", 0, any),
+            r("google_api_key", r"\bAIza[0-9A-Za-z_-]{35,}", 0, any),
             r("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}", 0, any),
-            r("npm_token", r"\bnpm_[A-Za-z0-9]{36}", 0, any),
+            r("npm_token", r"\bnpm_[A-Za-z0-9]{36,}", 0, any),
             r(
                 "jwt",
                 r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
                 0,
                 any,
             ),
-            r("bearer_token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{20,})", 1, any),
+            // An `Authorization` header's credentials, whatever their length or scheme.
+            r(
+                "bearer_token",
+                r#"(?i)\bauthorization\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{6,})"#,
+                1,
+                |_, v| !is_placeholder(v),
+            ),
+            r(
+                "bearer_token",
+                r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",
+                1,
+                |_, v| bearer_secret(v),
+            ),
             // Webhook URLs are credentials in themselves: the path after the host goes.
             r(
                 "webhook_url",
@@ -358,9 +485,44 @@ fn rules() -> &'static [Rule] {
             r("secret_assignment", &key_assignment, 1, key_value_secret),
             r(
                 "secret_assignment",
-                r"(?i)--(?:password|passwd|pass|token|api-key|secret|client-secret)[ =]([^\s'\x22]+)",
+                r#"(?i)--(?:password|passwd|pass|token|api-key|secret|client-secret)[ =](\\"[^"\\\n]*\\"|[^\s'"\\]+)"#,
                 1,
                 phrase_secret,
+            ),
+            // `curl -u user:password`, `--user user:password`.
+            r(
+                "secret_assignment",
+                r#"(?:^|\s)(?:-u|--user)[ =]\\?["']?[^\s:'"]+:([^\s'"@\\]+)"#,
+                1,
+                phrase_secret,
+            ),
+            // Name/value pairs: Kubernetes `- name: DB_PASSWORD` / `value: …`, JSON
+            // `{"name": "API_TOKEN", "value": "…"}`, XML `<add key="DbPassword" value="…"/>`.
+            r("secret_assignment", &name_value, 1, |_, v| {
+                value_secret("SECRET=", v)
+            }),
+            // XML attributes: `<add key="DbPassword" value="…"/>`.
+            r(
+                "secret_assignment",
+                &format!(
+                    r#"(?i)\b(?:name|key)\s*=\s*["'](?:{SECRET_KEYS})["']\s+value\s*=\s*["']([^"'\n]*)["']"#
+                ),
+                1,
+                |_, v| value_secret("SECRET=", v),
+            ),
+            // XML elements: `<password>…</password>`, `<apiKey>…</apiKey>`.
+            r(
+                "secret_assignment",
+                &format!(r"(?i)<(?:{SECRET_KEYS})>([^<]+)</"),
+                1,
+                |_, v| value_secret("SECRET=", v.trim()),
+            ),
+            // A PIN: `pin: 4821`, `"pin_code": 482916`.
+            r(
+                "secret_assignment",
+                r#"(?i)\bpin(?:[_-]?code)?\\?["']?\s*[:=]\s*\\?["']?(\d{4,8})\b"#,
+                1,
+                any,
             ),
             // "the wifi password is hunter22", "PIN: 4821-x".
             r(
@@ -385,7 +547,7 @@ fn rules() -> &'static [Rule] {
             // (`sha384-…`, go.sum's `h1:…`) or a data URL's `base64,`.
             r(
                 "high_entropy",
-                r"(?:^|[^A-Za-z0-9+/=_-])((?:h1:|base64,)?[A-Za-z0-9+/=_-]{24,})",
+                r"(?:^|[^A-Za-z0-9+/=_-])((?:h1:|base64,|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-[a-z0-9]+ )?[A-Za-z0-9+/=_-]{24,})",
                 1,
                 |_, v| !public_encoding(v) && high_entropy(v),
             ),
@@ -427,11 +589,22 @@ fn apply_rule(rule: &Rule, out: &mut String, removed: &mut Vec<(String, &'static
 }
 
 pub fn redact(text: &str) -> (String, Vec<Redaction>) {
+    let (mut out, mut fired, removed) = redact_collect(text);
+    redact_copies(&mut out, &mut fired, removed);
+    (out, fired)
+}
+
+/// The values one pass removed, with the rule that removed each.
+type Removed = Vec<(String, &'static str)>;
+
+/// The rules' pass over one text, returning the values they removed so that copies of them
+/// can be removed too: elsewhere in the text ("the password is X; set DB_PASSWORD=X"), or
+/// in another field of the same write ([`Together`]), even where no rule would see a
+/// secret.
+fn redact_collect(text: &str) -> (String, Vec<Redaction>, Removed) {
     let mut out = text.to_string();
     let mut fired: Vec<Redaction> = Vec::new();
-    // Each value removed, so a copy of it elsewhere in the text ("the password is X; set
-    // DB_PASSWORD=X") goes too, even where no rule would see it as a secret.
-    let mut removed: Vec<(String, &'static str)> = Vec::new();
+    let mut removed: Removed = Vec::new();
     for rule in rules() {
         // A match consumes the character after its value (and the rules' prefixes the one
         // before their key), so of two assignments on adjacent lines one pass sees only the
@@ -450,17 +623,12 @@ pub fn redact(text: &str) -> (String, Vec<Redaction>) {
             }
         }
     }
-    redact_copies(&mut out, &mut fired, removed);
-    (out, fired)
+    (out, fired, removed)
 }
 
 /// Replaces the remaining copies of values already redacted (six characters or more, so a
 /// short common word that happened to be a value does not vanish from prose).
-fn redact_copies(
-    out: &mut String,
-    fired: &mut Vec<Redaction>,
-    mut removed: Vec<(String, &'static str)>,
-) {
+fn redact_copies(out: &mut String, fired: &mut Vec<Redaction>, mut removed: Removed) {
     removed.sort_by_key(|(v, _)| std::cmp::Reverse(v.len()));
     for (value, kind) in removed {
         if value.chars().count() < 6 || value == MARK || !out.contains(&value) {
@@ -504,6 +672,14 @@ pub fn redact_json(v: &mut serde_json::Value) -> Vec<Redaction> {
 /// One object entry: a string value is judged with its key, as the JSON assignment
 /// `"password": "…"` it is (a value alone rarely looks like a secret), then on its own.
 fn redact_json_entry(key: &str, item: &mut serde_json::Value) -> Vec<Redaction> {
+    if let serde_json::Value::Number(n) = item {
+        // `{"password": 87654321}`: a number under a password key is a secret too.
+        let (_, fired) = redact(&format!("{}: {n}", serde_json::json!(key)));
+        if !fired.is_empty() {
+            *item = serde_json::json!(MARK);
+        }
+        return fired;
+    }
     let serde_json::Value::String(value) = item else {
         return redact_json(item);
     };
@@ -518,6 +694,92 @@ fn redact_json_entry(key: &str, item: &mut serde_json::Value) -> Vec<Redaction> 
         .and_then(|v| serde_json::from_str::<String>(v).ok())
         .unwrap_or_else(|| MARK.to_string());
     fired
+}
+
+/// Redacts the fields of one write together: a value found secret in one field (the
+/// title, the metadata) is removed from the others too (the content), where it may stand
+/// with nothing around it that a rule would know.
+#[derive(Default)]
+pub struct Together {
+    fired: Vec<Redaction>,
+    removed: Removed,
+}
+
+impl Together {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The rules' pass over one field.
+    pub fn text(&mut self, text: &mut String) {
+        let (clean, fired, removed) = redact_collect(text);
+        if !fired.is_empty() {
+            *text = clean;
+            merge(&mut self.fired, fired);
+        }
+        self.removed.extend(removed);
+    }
+
+    /// The rules' pass over the strings of a JSON value, each judged with its key.
+    pub fn json(&mut self, v: &mut serde_json::Value) {
+        let before = v.clone();
+        merge(&mut self.fired, redact_json(v));
+        collect_json_changes(&before, v, &mut self.removed);
+    }
+
+    /// Removes from every field the copies of what any field gave up; returns what fired.
+    pub fn finish<'a>(
+        mut self,
+        texts: impl IntoIterator<Item = &'a mut String>,
+        json: impl IntoIterator<Item = &'a mut serde_json::Value>,
+    ) -> Vec<Redaction> {
+        for t in texts {
+            redact_copies(t, &mut self.fired, self.removed.clone());
+        }
+        for v in json {
+            copies_in_json(v, &mut self.fired, &self.removed);
+        }
+        self.fired
+    }
+}
+
+/// The strings a JSON redaction replaced, as removed values (the whole string, since the
+/// entry's probe does not report its parts).
+fn collect_json_changes(before: &serde_json::Value, after: &serde_json::Value, out: &mut Removed) {
+    use serde_json::Value::{Array, Object, String as S};
+    match (before, after) {
+        (S(a), S(b)) if a != b => {
+            let (_, _, removed) = redact_collect(a);
+            if removed.is_empty() {
+                out.push((a.trim().to_string(), "secret_assignment"));
+            }
+            out.extend(removed);
+        }
+        (Array(a), Array(b)) => a
+            .iter()
+            .zip(b)
+            .for_each(|(x, y)| collect_json_changes(x, y, out)),
+        (Object(a), Object(b)) => a.iter().for_each(|(k, x)| {
+            if let Some(y) = b.get(k) {
+                collect_json_changes(x, y, out);
+            }
+        }),
+        (x, y) if x != y => out.push((x.to_string(), "secret_assignment")),
+        _ => {}
+    }
+}
+
+fn copies_in_json(v: &mut serde_json::Value, fired: &mut Vec<Redaction>, removed: &Removed) {
+    match v {
+        serde_json::Value::String(s) => redact_copies(s, fired, removed.clone()),
+        serde_json::Value::Array(items) => items
+            .iter_mut()
+            .for_each(|i| copies_in_json(i, fired, removed)),
+        serde_json::Value::Object(map) => map
+            .values_mut()
+            .for_each(|i| copies_in_json(i, fired, removed)),
+        _ => {}
+    }
 }
 
 /// Redacts an optional text in place.
@@ -756,6 +1018,29 @@ mod tests {
             assert_eq!(out, text);
             assert!(fired.is_empty(), "{text:?} fired {fired:?}");
         }
+    }
+
+    #[test]
+    fn a_secret_given_up_by_one_field_goes_from_the_others() {
+        let mut title = "DB_PASSWORD=Xf83kLq0zz".to_string();
+        let mut content = "Rotated; the new one is Xf83kLq0zz until Friday".to_string();
+        let mut meta = serde_json::json!({"password": 87654321, "note": "pin 87654321 too"});
+        let mut t = Together::new();
+        t.text(&mut title);
+        t.text(&mut content);
+        t.json(&mut meta);
+        let fired = t.finish([&mut title, &mut content], [&mut meta]);
+        assert!(!fired.is_empty());
+        for (field, text) in [("title", &title), ("content", &content)] {
+            assert!(!text.contains("Xf83kLq0zz"), "{field}: {text}");
+            assert!(text.contains(MARK), "{field}: {text}");
+        }
+        assert_eq!(meta["password"], MARK);
+        assert!(!meta.to_string().contains("87654321"), "{meta}");
+        assert!(
+            content.ends_with("until Friday"),
+            "the rest stays: {content}"
+        );
     }
 
     #[test]

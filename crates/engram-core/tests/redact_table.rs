@@ -281,11 +281,76 @@ const SECRETS: &[(&str, &str)] = &[
         "cookie value aB3cD5eF7gH9iJ1kL2mN4oP6q",
         "aB3cD5eF7gH9iJ1kL2mN4oP6q",
     ),
+    // Session 10: escaped JSON, name/value pairs, headers, numbers, over-long tokens.
+    (r#"{\"api_key\": \"Ak9dP2mQ7xLw\"}"#, "Ak9dP2mQ7xLw"),
+    (r#"{\"password\": \"esc4pedPw!\"}"#, "esc4pedPw!"),
+    (r#""args": "--password \"Pw9xQ2mL7k\"""#, "Pw9xQ2mL7k"),
+    (
+        "env:\n  - name: DB_PASSWORD\n    value: kubePw0rd77",
+        "kubePw0rd77",
+    ),
+    (
+        "env:\n- name: API_TOKEN\n  value: \"tok3nValue88\"",
+        "tok3nValue88",
+    ),
+    (
+        r#"[{"name":"DB_PASSWORD","value":"jsonPw0rd55"}]"#,
+        "jsonPw0rd55",
+    ),
+    (
+        r#"{"Name": "STRIPE_SECRET", "Value": "whValue123xyz"}"#,
+        "whValue123xyz",
+    ),
+    (
+        r#"<add key="DbPassword" value="xmlPw0rd!9"/>"#,
+        "xmlPw0rd!9",
+    ),
+    ("<password>XmlInner8pw</password>", "XmlInner8pw"),
+    ("<apiKey>ak77Qm2LzP</apiKey>", "ak77Qm2LzP"),
+    (
+        "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+        "dXNlcjpwYXNzd29yZA==",
+    ),
+    ("Authorization: Bearer a1b2c3d4e5f6", "a1b2c3d4e5f6"),
+    (
+        r#"curl -H "Authorization: Bearer Tk8x2Lm9Qp4z" https://api"#,
+        "Tk8x2Lm9Qp4z",
+    ),
+    (
+        "use bearer q8W2e4R6t8Y0 for the staging API",
+        "q8W2e4R6t8Y0",
+    ),
+    ("curl -u admin:S3cretPw https://ci.local", "S3cretPw"),
+    (r#"{"password": 87654321}"#, "87654321"),
+    ("password: 4821", "4821"),
+    (r#""pin": 482916"#, "482916"),
+    ("npm_abcdefghijklmnopqrstuvwxyz0123456789XYZW89", "XYZW89"),
+    (
+        "key AIzaSyA1234567890abcdefghijklmnopqrstuvWXYZ89 leaked",
+        "WXYZ89",
+    ),
+    ("AKIAIOSFODNN7EXAMPLEZZ89", "ZZ89"),
 ];
 
 /// Ordinary engineering text: code, configuration, hashes and ids in prose. Must be kept
 /// byte for byte.
 const NON_SECRETS: &[&str] = &[
+    // Session 10: identifiers and generated names that look random, schema keys.
+    "TestHandleUserLogin2FAFlowV3 fails on CI",
+    "class X509TrustManagerExtendedV2Impl extends Base",
+    "arn:aws:lambda:us-east-1:123456789012:function:MyStack-MyFunction3BAA72D1-Xk2LmN9pQr7s",
+    "Logical id MyFunctionServiceRoleC7F7A5B9 in the template",
+    "ApiGatewayRestApiDeploymentB8F2E1A4C was replaced",
+    "pinned QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG on the gateway",
+    "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi",
+    "sort_key = created_at_v2",
+    "primary_key: order_id_v3",
+    "ssh_public_key = ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq8vN2xR7pL4mZ9tW3yB6cF1hJ5dG0sAKq8vN2xR7pL alice@laptop",
+    "Bearer authentication is configured in nginx",
+    "WWW-Authenticate: Basic realm=\"staging\"",
+    "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db",
+    "<password>${DB_PASSWORD}</password>",
+    "token: 4096",
     // Public encodings that look random (the secrets attacker's false positives).
     r#"<script src="https://cdn.jsdelivr.net/npm/bootstrap@5.3.3/dist/js/bootstrap.bundle.min.js" integrity="sha384-YvpcrYf0tY3lHB60NNkmXc5s9fDVZLESaAA55NDzOxhy9GkcIdslK1eN7N6jIeHz" crossorigin="anonymous"></script>"#,
     r#""integrity": "sha512-3E0gR2kx7QHhtbpm1Y5KqEwt+bNbMZQ1X6TqN5HmZfo1o8eWq2vJpY3cR7uLsT9dKfGhA0bXwV4nCe6iU8aPzQ==","#,

@@ -154,7 +154,7 @@ fn log(home: Option<&Home>, event: &str, message: &str) {
     let Some(home) = home else { return };
     let path = home.root.join("logs").join("hooks.log");
     let _ = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+        home.ready_dir(path.parent().expect("has a parent"))?;
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 1 << 20 {
             let _ = std::fs::rename(&path, path.with_extension("log.old"));
         }
@@ -353,9 +353,9 @@ fn sanitize(id: &str) -> String {
 /// `fsutil::write_atomic` it does not fsync, on purpose: the prompt hook runs on every
 /// prompt and must answer in milliseconds (`engram bench hook`), and a state file lost to
 /// a crash only means a memory surfaced or a nudge said once more.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomic(home: &Home, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        home.ready_dir(dir)?;
     }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, bytes)?;
@@ -468,6 +468,7 @@ fn user_prompt(
         if !chosen.is_empty() {
             surfaced.extend(chosen.iter().map(|c| c.id));
             write_atomic(
+                home,
                 &state_path,
                 json!({ "surfaced": surfaced }).to_string().as_bytes(),
             )?;
@@ -510,7 +511,7 @@ fn prompt_fingerprint(prompt: &str) -> String {
 fn append_surface_log(home: &Home, line: &Value) {
     let path = home.root.join("logs").join("surface.jsonl");
     let _ = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+        home.ready_dir(path.parent().expect("has a parent"))?;
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 5 << 20 {
             let _ = std::fs::rename(&path, path.with_extension("jsonl.old"));
         }
@@ -558,7 +559,7 @@ fn nudges(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Ve
         && due(&state, "last_nudged_at", h.consolidate_nudge_interval_days)
     {
         state["last_nudged_at"] = json!(now);
-        if write_atomic(&path, state.to_string().as_bytes()).is_ok() {
+        if write_atomic(home, &path, state.to_string().as_bytes()).is_ok() {
             out.push(pure::consolidation_nudge(clusters, min_age));
         }
     }
@@ -568,7 +569,7 @@ fn nudges(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Ve
         && due(&state, "last_skill_nudged_at", h.skill_nudge_interval_days)
     {
         state["last_skill_nudged_at"] = json!(now);
-        if write_atomic(&path, state.to_string().as_bytes()).is_ok() {
+        if write_atomic(home, &path, state.to_string().as_bytes()).is_ok() {
             out.push(pure::skill_nudge(skills));
         }
     }
@@ -587,23 +588,40 @@ fn count_clusters(home: &Home, store: &mut Store) -> anyhow::Result<()> {
     state["clusters"] = json!(store.consolidation_candidates(None)?.len());
     state["skill_clusters"] = json!(store.skill_candidates(None)?.len());
     state["checked_at"] = json!(now_ms());
-    write_atomic(&path, state.to_string().as_bytes())?;
+    write_atomic(home, &path, state.to_string().as_bytes())?;
     Ok(())
 }
 
 fn read_transcript(
+    home: Option<&Home>,
     input: &Value,
 ) -> anyhow::Result<Option<(String, engram_core::hooks::Transcript)>> {
     let Some(path) = field(input, "transcript_path") else {
         return Ok(None);
     };
-    let f = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(anyhow::anyhow!("reading transcript {path}: {e}")),
-    };
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| anyhow::anyhow!("transcript_path {path}: {e}; nothing encoded"))?;
+    // The episode is built from the transcript's tail: of a runaway file only the last
+    // MAX_TRANSCRIPT bytes are read, from a line start, and the log says so.
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut buf = Vec::new();
-    f.take(MAX_TRANSCRIPT).read_to_end(&mut buf)?;
+    if len > MAX_TRANSCRIPT {
+        use std::io::Seek;
+        f.seek(std::io::SeekFrom::Start(len - MAX_TRANSCRIPT))?;
+        f.take(MAX_TRANSCRIPT).read_to_end(&mut buf)?;
+        let start = buf.iter().position(|b| *b == b'\n').map_or(0, |i| i + 1);
+        buf.drain(..start);
+        log(
+            home,
+            "transcript",
+            &format!(
+                "{path} is {len} bytes; only its last {} MiB were read",
+                MAX_TRANSCRIPT >> 20
+            ),
+        );
+    } else {
+        f.read_to_end(&mut buf)?;
+    }
     Ok(Some((
         path.to_string(),
         pure::parse_transcript(&String::from_utf8_lossy(&buf)),
@@ -623,7 +641,7 @@ fn session_end(
     if !config.hooks.auto_encode {
         return Ok(());
     }
-    let Some((path, transcript)) = read_transcript(input)? else {
+    let Some((path, transcript)) = read_transcript(Some(home), input)? else {
         return Ok(());
     };
     let key = field(input, "session_id")
@@ -667,6 +685,7 @@ fn session_end(
     done.push(key);
     let from = done.len().saturating_sub(ENCODED_KEEP);
     write_atomic(
+        home,
         &list_path,
         format!("{}\n", done[from..].join("\n")).as_bytes(),
     )?;
@@ -685,7 +704,7 @@ fn pre_compact(
     if !config.hooks.auto_encode {
         return Ok(());
     }
-    let Some((path, transcript)) = read_transcript(input)? else {
+    let Some((path, transcript)) = read_transcript(Some(home), input)? else {
         return Ok(());
     };
     let cwd = field(input, "cwd")

@@ -36,8 +36,12 @@ pub fn record(tool: &str, ms: f64, ok: bool) {
 }
 
 fn append(path: &Path, tool: &str, ms: f64, ok: bool) -> std::io::Result<()> {
+    // `ENGRAM_HOME/logs/perf.jsonl`: the home is two levels up.
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        let home = engram_store::settings::Home {
+            root: dir.parent().unwrap_or(dir).to_path_buf(),
+        };
+        home.ready_dir(dir)?;
     }
     if std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) > ROTATE_BYTES {
         let _ = std::fs::rename(path, path.with_extension("jsonl.old"));

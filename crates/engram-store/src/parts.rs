@@ -61,6 +61,27 @@ impl Store {
     }
 }
 
+impl Store {
+    /// [`save_prompt`](Self::save_prompt) for a capture path (the prompt hook): a prompt
+    /// over the content limit is redacted whole, then saved as consecutive prompts of the
+    /// session that together are exactly its text. Returns their ids, in order.
+    pub fn save_prompt_capture(
+        &mut self,
+        prompt: &str,
+        session_id: Option<&str>,
+        origin: &crate::hub::Origin,
+    ) -> Result<Vec<i64>> {
+        if prompt.len() <= MAX_CONTENT_BYTES {
+            return Ok(vec![self.save_prompt(prompt, session_id, origin)?]);
+        }
+        let clean = engram_core::redact::redact(prompt).0;
+        engram_core::parts::split(&clean, MAX_CONTENT_BYTES)
+            .into_iter()
+            .map(|piece| self.save_prompt(piece, session_id, origin))
+            .collect()
+    }
+}
+
 /// Imports are capture paths too: a memory whose content is over the limit becomes parts
 /// before the batch is stored. Part 1 keeps the memory's uid, history and revisions; part
 /// `i` gets a uid derived from the memory's (`derived_uid(created_at, "<uid>/part<i>")`,

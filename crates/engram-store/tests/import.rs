@@ -552,3 +552,33 @@ fn a_streamed_import_of_many_chunks_is_equal_and_adds_nothing_again() {
         assert_eq!(x, y);
     }
 }
+
+/// A folder import reads no runaway file and follows no link: a Markdown file over the
+/// limit and a symbolic link are each skipped with a warning naming them, and the rest
+/// is imported.
+#[test]
+fn a_b_folder_skips_runaway_files_and_links_with_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b");
+    std::fs::create_dir_all(b.join("facts")).unwrap();
+    std::fs::write(b.join("facts/small.md"), "The CI runs on every push.\n").unwrap();
+    let big = b.join("facts/big.md");
+    let cap = engram_core::limits::MAX_MARKDOWN_FILE_BYTES as usize;
+    std::fs::write(&big, "x".repeat(cap + 1)).unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.md"), "Outside the folder.\n").unwrap();
+    std::os::unix::fs::symlink(&outside, b.join("linked")).unwrap();
+    std::fs::create_dir_all(dir.path().join("store")).unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let r = import(&mut store, Source::B, &b);
+    assert_eq!(r.created_count("memories"), 1, "{r:?}");
+    let warned = |needle: &str| r.warnings.iter().any(|w| w.contains(needle));
+    assert!(warned("big.md") && warned("16 MiB"), "{:?}", r.warnings);
+    assert!(
+        warned("linked") && warned("symbolic link"),
+        "{:?}",
+        r.warnings
+    );
+    assert!(all(&store).iter().all(|m| !m.content.contains("Outside")));
+}

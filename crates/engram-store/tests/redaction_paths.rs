@@ -256,6 +256,19 @@ fn import_and_hand_edited_vault_files_redact() {
         "the memory's file is gone"
     );
     assert_clean(dir.path(), &mut store);
+
+    // A folder made by hand whose name holds a token: its file moves to the clean folder
+    // and the folder goes.
+    let folder = dir.path().join("memories").join(format!("team-{TOKEN}"));
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("wiki.md"), "The wiki lives on the intranet.\n").unwrap();
+    store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert!(!folder.exists(), "the folder kept its name");
+    assert!(
+        everything_on_disk(dir.path()).contains("lives on the intranet"),
+        "the memory's file is gone"
+    );
+    assert_clean(dir.path(), &mut store);
 }
 
 fn find_file(root: &Path, uid: &str) -> PathBuf {

@@ -554,3 +554,26 @@ fn a_large_backlog_is_written_in_steps_and_stays_written() {
     assert_eq!(store.sync_vault().unwrap(), Default::default());
     assert_eq!(md_files(&dir.path().join("memories")).len(), 1500);
 }
+
+/// A symbolic link to a file, made by hand in the vault, is not read and is named in
+/// `reindex`'s warnings (it used to be skipped without a word).
+#[cfg(unix)]
+#[test]
+fn a_symlinked_file_is_named_in_the_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    populate(&mut store);
+    let target = outside.path().join("hosts.md");
+    std::fs::write(&target, "Not a memory of this vault.\n").unwrap();
+    std::os::unix::fs::symlink(&target, dir.path().join("memories").join("linked.md")).unwrap();
+    let report = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.path.ends_with("linked.md") && w.message.contains("symbolic link")),
+        "{report:?}"
+    );
+    assert_eq!(report.created, 0, "{report:?}");
+}

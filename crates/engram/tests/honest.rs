@@ -555,6 +555,45 @@ fn an_import_of_nothing_readable_fails_and_lists_its_problems_bounded() {
     );
 }
 
+/// The other formats' importers are bounded the same way, and C's JSON with nothing of
+/// C's in it fails instead of importing nothing quietly.
+#[test]
+fn every_format_lists_its_problems_bounded_and_fails_on_nothing_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    for (from, line) in [("a-jsonl", "[1]\n"), ("mcp-memory", "{\"type\": \"x\"}\n")] {
+        let file = dir.path().join(format!("{from}.jsonl"));
+        std::fs::write(&file, line.repeat(3_000)).unwrap();
+        let out = command(dir.path())
+            .args(["import", "--from", from])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "{from}: exit {:?}: {err}",
+            out.status
+        );
+        let listed = err.lines().filter(|l| l.contains("line ")).count();
+        assert!(listed <= 100, "{from}: {listed} problems listed");
+        assert!(err.contains("and 2900 more problems"), "{from}: {err}");
+    }
+    let file = dir.path().join("not-c.json");
+    std::fs::write(&file, r#"{"notes": [{"text": "hello"}]}"#).unwrap();
+    let out = command(dir.path())
+        .args(["import", "--from", "c-json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "c-json: exit {:?}: {err}",
+        out.status
+    );
+    assert!(err.contains("not seed C's export"), "{err}");
+}
+
 /// The seeds' search tools carry engram's absolute verdict as an extra field (and C's text
 /// a line of its own), so an agent under any profile can tell that nothing matched well.
 #[test]

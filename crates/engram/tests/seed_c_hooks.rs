@@ -345,3 +345,54 @@ fn opencode_setup_dry_run_apply_and_remove() {
         "export const Mine = 1;\n"
     );
 }
+
+/// A prompt over the content limit is saved whole, as consecutive prompts of its session
+/// (a capture path never refuses or cuts), and with `logs/` a symbolic link out of the
+/// home nothing is written through it.
+#[test]
+fn a_long_prompt_is_saved_in_parts_and_no_log_goes_through_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, home.join("logs")).unwrap();
+    let args = [
+        "user-prompt-submit",
+        "--agent",
+        "codex",
+        "--tools",
+        "compat-c",
+    ];
+    let paragraph = "Please review the retry logic in the uploader module.\n\n";
+    let long = paragraph.repeat(100_000 / paragraph.len() + 1);
+    assert!(long.len() > engram_core::limits::MAX_CONTENT_BYTES);
+    hook(
+        &home,
+        &args,
+        json!({"session_id": "s-long", "cwd": dir.path(), "prompt": long}),
+    );
+    // Garbage input is logged: here it must not land behind the link.
+    let mut child = command(&home)
+        .args(["hook", "user-prompt-submit"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"not json").unwrap();
+    assert!(child.wait().unwrap().success());
+    let db = rusqlite::Connection::open(home.join("engram.db")).unwrap();
+    let parts: Vec<String> = db
+        .prepare("SELECT content FROM prompts WHERE session_id = 's-long' ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(parts.len() >= 2, "{} parts", parts.len());
+    assert_eq!(parts.concat(), long, "the parts are exactly the prompt");
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "something was written through the link"
+    );
+}

@@ -73,7 +73,7 @@ pub(super) fn prompt(
 ) -> anyhow::Result<Option<String>> {
     if let Some(prompt) = field(input, "prompt") {
         let saved = Store::open(&home.db_path(), config).and_then(|mut store| {
-            store.save_prompt(
+            store.save_prompt_capture(
                 prompt,
                 field(input, "session_id"),
                 &origin(input, "user-prompt-submit"),
@@ -99,7 +99,7 @@ pub(super) fn prompt(
         return Ok(None);
     }
     // Stamped first: a bootstrap whose stamp cannot be written would repeat on every prompt.
-    write_atomic(&marker, b"bootstrapped\n")?;
+    write_atomic(home, &marker, b"bootstrapped\n")?;
     sweep_surface_state(&dir);
     Ok(Some(pure::tool_search_bootstrap()))
 }

@@ -13,8 +13,10 @@ impl Store {
     /// text, title and importance are kept as a revision, so nothing is lost; the full-text
     /// index is rebuilt.
     pub fn update(&mut self, id: &IdRef, mut change: MemoryUpdate) -> Result<Memory> {
-        engram_core::redact::redact_opt(&mut change.content);
-        engram_core::redact::redact_opt(&mut change.title);
+        let mut together = engram_core::redact::Together::new();
+        change.content.iter_mut().for_each(|t| together.text(t));
+        change.title.iter_mut().for_each(|t| together.text(t));
+        together.finish(change.content.iter_mut().chain(change.title.iter_mut()), []);
         if let Some(c) = &change.content {
             limits::check_content("content", c)?;
         }

@@ -24,11 +24,13 @@ impl Store {
         let now = self.now();
         let source = origin.source.as_deref().map(stored_name);
         let source = source.as_deref();
+        // A path can hold a secret too (`/srv/deploy-ghp_…`): stored as every text is.
+        let directory = directory.map(|d| engram_core::redact::redact(d).0);
         self.write(|tx| {
             tx.write_session(&SessionWrite::Start {
                 id,
                 room: &room,
-                directory,
+                directory: directory.as_deref(),
                 source,
                 at: now,
             })

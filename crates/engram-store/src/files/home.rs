@@ -90,6 +90,35 @@ impl Home {
         self.root.join("hooks")
     }
 
+    /// Makes `dir`, a folder of the home (`logs/`, `hooks/surface/`), ready to write in.
+    /// Refused when a part of it below the home is a symbolic link: engram writes nothing
+    /// through a link in its home, which could put its logs and state files (or overwrite
+    /// another's) anywhere the link points.
+    pub fn ready_dir(&self, dir: &Path) -> std::io::Result<()> {
+        let rel = dir.strip_prefix(&self.root).map_err(|_| {
+            std::io::Error::other(format!(
+                "{} is outside {}",
+                dir.display(),
+                self.root.display()
+            ))
+        })?;
+        let mut p = self.root.clone();
+        for part in rel.components() {
+            p.push(part);
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(std::io::Error::other(format!(
+                        "{} is a symbolic link; engram writes nothing through links in its home",
+                        p.display()
+                    )));
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        std::fs::create_dir_all(dir)
+    }
+
     /// Where logs go (`logs/`): hook errors, tool latency, proactive recall.
     pub fn logs(&self) -> PathBuf {
         self.root.join("logs")

@@ -173,17 +173,33 @@ fn drop_nulls(mut v: Value) -> Value {
 
 fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
     let mut batch = Batch::default();
-    let files = vault::walk(dir)?;
+    let (files, links) = vault::walk_all(dir)?;
+    for rel in links {
+        batch.warn(format!(
+            "{}: a symbolic link; not followed, skipped",
+            dir.join(rel).display()
+        ));
+    }
     let mut parsed = Vec::new();
     let mut stems: HashMap<String, String> = HashMap::new();
     for rel in &files {
         let full = dir.join(rel);
+        let cap = engram_core::limits::MAX_MARKDOWN_FILE_BYTES;
+        if let Ok(meta) = std::fs::metadata(&full)
+            && meta.len() > cap
+        {
+            batch.warn(format!(
+                "{}: {} bytes, over the limit of {} MiB for one Markdown file; skipped",
+                full.display(),
+                meta.len(),
+                cap >> 20
+            ));
+            continue;
+        }
         let text = match std::fs::read_to_string(&full) {
             Ok(t) => t,
             Err(e) => {
-                batch
-                    .warnings
-                    .push(format!("{}: {e}; skipped", full.display()));
+                batch.warn(format!("{}: {e}; skipped", full.display()));
                 continue;
             }
         };
@@ -200,7 +216,7 @@ fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
                 stems.insert(vault::stem_of(rel).to_string(), uid.clone());
                 parsed.push((rel.clone(), uid, r));
             }
-            Err(e) => batch.warnings.push(format!(
+            Err(e) => batch.warn(format!(
                 "{}:{}: {}; skipped",
                 full.display(),
                 e.line,
@@ -231,7 +247,7 @@ fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
                     updated_at: m.created_at,
                     note: None,
                 }),
-                None => batch.warnings.push(format!(
+                None => batch.warn(format!(
                     "{rel}: link [[{}]] names no memory; ignored",
                     l.target
                 )),
@@ -340,11 +356,21 @@ pub fn read_c_value(v: &Value, now: Millis) -> Batch {
                 by_sync.insert(sync_id, uid);
                 batch.memories.push(im);
             }
-            Err(warning) => batch.warnings.push(warning),
+            Err(warning) => batch.warn(warning),
         }
     }
-    for s in list(v, &["sessions"]) {
-        let Some(id) = str_of(s, "id") else { continue };
+    let known = ["observations", "sessions", "prompts", "user_prompts"];
+    if !known.iter().any(|k| v.get(*k).is_some_and(Value::is_array)) {
+        batch.warn(format!(
+            "the document has none of {}: it is not seed C's export",
+            known.map(|k| format!("`{k}`")).join(", ")
+        ));
+    }
+    for (i, s) in list(v, &["sessions"]).into_iter().enumerate() {
+        let Some(id) = str_of(s, "id") else {
+            batch.warn(format!("sessions[{i}]: no `id`; skipped"));
+            continue;
+        };
         let started = time_of(s, "started_at").unwrap_or(now);
         batch.sessions.push(SessionRow {
             id: id.to_string(),
@@ -358,8 +384,12 @@ pub fn read_c_value(v: &Value, now: Millis) -> Batch {
             outcome_at: None,
         });
     }
-    for p in list(v, &["prompts", "user_prompts"]) {
+    for (i, p) in list(v, &["prompts", "user_prompts"])
+        .into_iter()
+        .enumerate()
+    {
         let Some(content) = str_of(p, "content") else {
+            batch.warn(format!("prompts[{i}]: no `content`; skipped"));
             continue;
         };
         batch.prompts.push(PromptRow {
@@ -437,7 +467,7 @@ fn c_relation(
         str_of(r, "source_id").and_then(|s| by_sync.get(s)),
         str_of(r, "target_id").and_then(|s| by_sync.get(s)),
     ) else {
-        batch.warnings.push(format!(
+        batch.warn(format!(
             "C relation {}: names an observation not in the source; skipped",
             str_of(r, "sync_id").unwrap_or("?")
         ));
@@ -500,18 +530,14 @@ fn read_mcp_memory(lines: impl Iterator<Item = Result<String>>, now: Millis) -> 
         let v: Value = match serde_json::from_str(t) {
             Ok(v) => v,
             Err(e) => {
-                batch
-                    .warnings
-                    .push(format!("line {}: not JSON ({e}); skipped", i + 1));
+                batch.warn(format!("line {}: not JSON ({e}); skipped", i + 1));
                 continue;
             }
         };
         match v.get("type").and_then(Value::as_str) {
             Some("entity") => {
                 let Some(name) = v.get("name").and_then(Value::as_str) else {
-                    batch
-                        .warnings
-                        .push(format!("line {}: entity without a name; skipped", i + 1));
+                    batch.warn(format!("line {}: entity without a name; skipped", i + 1));
                     continue;
                 };
                 let ety = v.get("entityType").and_then(Value::as_str).unwrap_or("");
@@ -553,9 +579,7 @@ fn read_mcp_memory(lines: impl Iterator<Item = Result<String>>, now: Millis) -> 
                 }
             }
             Some("relation") => relations.push((i + 1, v)),
-            other => batch
-                .warnings
-                .push(format!("line {}: unknown type {other:?}; skipped", i + 1)),
+            other => batch.warn(format!("line {}: unknown type {other:?}; skipped", i + 1)),
         }
     }
     for (line, r) in relations {
@@ -570,7 +594,7 @@ fn read_mcp_memory(lines: impl Iterator<Item = Result<String>>, now: Millis) -> 
                 updated_at: now,
                 note: Some(get("relationType").to_string()).filter(|s| !s.is_empty()),
             }),
-            _ => batch.warnings.push(format!(
+            _ => batch.warn(format!(
                 "line {line}: relation {:?} -> {:?} names an unknown entity; skipped",
                 get("from"),
                 get("to")
@@ -593,16 +617,12 @@ fn read_a_jsonl(lines: impl Iterator<Item = Result<String>>, now: Millis) -> Res
         let o: Map<String, Value> = match serde_json::from_str(t) {
             Ok(v) => v,
             Err(e) => {
-                batch
-                    .warnings
-                    .push(format!("line {}: not a JSON object ({e}); skipped", i + 1));
+                batch.warn(format!("line {}: not a JSON object ({e}); skipped", i + 1));
                 continue;
             }
         };
         let Some(content) = str_of(&o, "content") else {
-            batch
-                .warnings
-                .push(format!("line {}: no content; skipped", i + 1));
+            batch.warn(format!("line {}: no content; skipped", i + 1));
             continue;
         };
         let id = o

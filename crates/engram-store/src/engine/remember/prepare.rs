@@ -60,6 +60,9 @@ impl Store {
             .chain(req.tags.iter_mut()),
         );
         let tags = limits::normalize_tags(&req.tags)?;
+        // The fields together: a secret given up by one (the title, the metadata) goes from
+        // the others too.
+        let mut together = engram_core::redact::Together::new();
         for text in [
             Some(&mut req.content),
             req.title.as_mut(),
@@ -68,11 +71,7 @@ impl Store {
         .into_iter()
         .flatten()
         {
-            let (clean, fired) = engram_core::redact::redact(text);
-            if !fired.is_empty() {
-                *text = clean;
-                merge_redactions(&mut redacted, fired);
-            }
+            together.text(text);
         }
         if req.content.trim().is_empty() {
             return Err(InputError::new("content", "must not be empty").into());
@@ -91,10 +90,18 @@ impl Store {
         {
             return Err(InputError::new("created_at", "must not be before 1970").into());
         }
-        merge_redactions(
-            &mut redacted,
-            engram_core::redact::redact_json(&mut metadata),
+        together.json(&mut metadata);
+        let fired = together.finish(
+            [
+                Some(&mut req.content),
+                req.title.as_mut(),
+                req.context.as_mut(),
+            ]
+            .into_iter()
+            .flatten(),
+            [&mut metadata],
         );
+        merge_redactions(&mut redacted, fired);
         limits::check_metadata(&metadata)?;
         let mut importance = req.importance.unwrap_or(self.config.default_importance);
         engram_core::importance::from_number(importance, false)?;

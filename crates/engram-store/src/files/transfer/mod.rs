@@ -209,9 +209,14 @@ pub(crate) fn check_memory(m: &mut Memory) -> Result<(), InputError> {
     limits::check_content("content", &m.content)?;
     // Imports and vault files are paths in like any other: no secret reaches the row, the
     // index or a vault file name.
-    redact::redact_in_place(&mut m.content);
-    redact::redact_opt(&mut m.title);
-    redact::redact_json(&mut m.metadata);
+    let mut together = redact::Together::new();
+    together.text(&mut m.content);
+    m.title.iter_mut().for_each(|t| together.text(t));
+    together.json(&mut m.metadata);
+    together.finish(
+        std::iter::once(&mut m.content).chain(m.title.iter_mut()),
+        [&mut m.metadata],
+    );
     redact::redact_names(
         [m.topic_key.as_mut(), m.session_id.as_mut()]
             .into_iter()

@@ -114,7 +114,15 @@ pub(super) fn temporary_pid(name: &str) -> Option<u32> {
 /// Every `.md` file under `root` (relative, `/`-separated), skipping hidden entries
 /// (`.obsidian/`, temporary files).
 pub(crate) fn walk(root: &Path) -> Result<Vec<String>> {
+    Ok(walk_all(root)?.0)
+}
+
+/// The Markdown files under `root` (as [`walk`]) and, apart, the symbolic links met on the
+/// way: never followed, and named by the callers that read a folder so the user learns
+/// why those files were not read.
+pub(crate) fn walk_all(root: &Path) -> Result<(Vec<String>, Vec<String>)> {
     let mut out = Vec::new();
+    let mut links = Vec::new();
     let mut stack = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, rel)) = stack.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -138,11 +146,14 @@ pub(crate) fn walk(root: &Path) -> Result<Vec<String>> {
                 stack.push((entry.path(), child_rel));
             } else if ft.is_file() && name.ends_with(".md") {
                 out.push(child_rel);
+            } else if ft.is_symlink() {
+                links.push(child_rel);
             }
         }
     }
     out.sort();
-    Ok(out)
+    links.sort();
+    Ok((out, links))
 }
 
 pub(crate) fn stem_of(rel: &str) -> &str {

@@ -38,7 +38,7 @@ use folder::*;
 use rows::*;
 use sync::*;
 
-pub(crate) use folder::{clean_stray_temporaries, link_in_path, stem_of, walk};
+pub(crate) use folder::{clean_stray_temporaries, link_in_path, stem_of, walk, walk_all};
 pub use record::{
     FileRecord, LinkRef, apply_record, memory_from_record, parse_kind, record_from_doc,
 };

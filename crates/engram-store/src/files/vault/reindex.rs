@@ -56,7 +56,7 @@ impl Store {
         let report = self.write(|tx| {
             let synced = sync_in(tx, &root, now)?;
             let rec = recorded(tx)?;
-            let files = walk(&root)?;
+            let (files, links) = walk_all(&root)?;
             let total = files.len() as u64;
             let mut pass = Pass {
                 tx,
@@ -77,6 +77,13 @@ impl Store {
                 rerender: Vec::new(),
                 link_todo: Vec::new(),
             };
+            for rel in links {
+                pass.report.warnings.push(VaultWarning {
+                    path: root.join(&rel),
+                    line: 0,
+                    message: "is a symbolic link inside the vault; not followed, so nothing behind it is read (replace it with a real folder or file)".into(),
+                });
+            }
             let todo = pass.read_changed(&files, &rec, progress)?;
             for (rel, hash, r) in &todo {
                 pass.apply_file(rel, hash, r)?;
@@ -114,6 +121,23 @@ impl Pass<'_> {
             {
                 self.report.unchanged += 1;
                 self.claimed.insert(r.uid.clone());
+                continue;
+            }
+            let cap = engram_core::limits::MAX_MARKDOWN_FILE_BYTES;
+            if meta.len() > cap {
+                // Skipped, not deleted: its memory (if it has one) stays as it was.
+                if let Some(r) = rec.get(rel) {
+                    self.claimed.insert(r.uid.clone());
+                }
+                self.report.warnings.push(VaultWarning {
+                    path: full.clone(),
+                    line: 0,
+                    message: format!(
+                        "{} bytes, over the limit of {} MiB for one Markdown file; not read",
+                        meta.len(),
+                        cap >> 20
+                    ),
+                });
                 continue;
             }
             let bytes = std::fs::read(&full).map_err(io_err(&full))?;
@@ -286,7 +310,25 @@ impl Pass<'_> {
             });
             return Ok(None);
         }
-        std::fs::rename(&from, &to).map_err(|source| Error::Io { path: from, source })?;
+        // The secret may be in a folder's name: the file moves to the clean folder, and the
+        // folders it leaves empty go.
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| Error::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        std::fs::rename(&from, &to).map_err(|source| Error::Io {
+            path: from.clone(),
+            source,
+        })?;
+        let mut dir = from.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(self.root) && *d != self.root) {
+            if std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
         forget_file(self.tx, rel)?;
         Ok(Some(clean))
     }
