@@ -331,6 +331,7 @@ fn scenario(b: &mut dyn Backend) -> Vec<String> {
                 summary: None,
                 outcome: None,
                 outcome_at: None,
+                author: None,
             }),
             StoredRow::Session(SessionRow {
                 id: "s9".into(),
@@ -342,18 +343,21 @@ fn scenario(b: &mut dyn Backend) -> Vec<String> {
                 summary: None,
                 outcome: None,
                 outcome_at: None,
+                author: None,
             }),
             StoredRow::Prompt(PromptRow {
                 session_id: None,
                 room: "beta".into(),
                 content: "100% sure_thing".into(),
                 created_at: T0 + 6,
+                author: Some("alice".into()),
             }),
             StoredRow::Prompt(PromptRow {
                 session_id: None,
                 room: "beta".into(),
                 content: "new".into(),
                 created_at: T0 + 8,
+                author: None,
             }),
             StoredRow::Event {
                 memory_id: imported,

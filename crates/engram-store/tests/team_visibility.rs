@@ -347,7 +347,7 @@ fn a_write_by_bob_never_folds_into_alices_private_memory() {
 /// Sessions and prompts record no user: on a team server those of a private room are
 /// shown to no team user (the store itself still sees them), those of shared rooms to all.
 #[test]
-fn sessions_and_prompts_of_private_rooms_are_shown_to_no_team_user() {
+fn sessions_and_prompts_of_private_rooms_are_shown_to_their_owner_only() {
     let mut t = team();
     let s = &mut t.store;
     let origin = |room: &str| engram_store::Origin {
@@ -364,24 +364,28 @@ fn sessions_and_prompts_of_private_rooms_are_shown_to_no_team_user() {
             .unwrap();
     })
     .unwrap();
-    for user in ["alice", "bob"] {
+    // Alice, who wrote them, sees her private session and prompt in every list; bob sees
+    // neither, not even as a count.
+    for (user, owner) in [("alice", true), ("bob", false)] {
         s.as_viewer(Some(user), |s| {
             let prompts = format!("{:?}", s.recent_prompts(None, 10).unwrap());
             assert!(
-                prompts.contains("deploy") && !prompts.contains("locker"),
-                "{prompts}"
+                prompts.contains("deploy") && prompts.contains("locker") == owner,
+                "{user}: {prompts}"
             );
             let sessions = format!("{:?}", s.recent_sessions(None, 10).unwrap());
             assert!(
-                sessions.contains("s-app") && !sessions.contains("s-private"),
-                "{sessions}"
+                sessions.contains("s-app") && sessions.contains("s-private") == owner,
+                "{user}: {sessions}"
             );
+            let listed = format!("{:?}", s.recent_sessions(Some("private"), 10).unwrap());
+            assert_eq!(listed.contains("s-private"), owner, "{user}: {listed}");
             let rooms = s.rooms().unwrap();
-            assert!(
-                rooms
-                    .iter()
-                    .all(|r| r.name != "private" || (r.sessions == 0 && r.prompts == 0)),
-                "{rooms:?}"
+            let private = rooms.iter().find(|r| r.name == "private");
+            assert_eq!(
+                private.map(|r| (r.sessions, r.prompts)),
+                owner.then_some((1, 1)),
+                "{user}: {rooms:?}"
             );
         })
         .unwrap();
@@ -614,4 +618,63 @@ fn doctor_counts_only_the_vectors_of_memories_the_viewer_sees() {
     assert_eq!(count(&bob), 1, "{:?}", bob.vectors);
     let alice = s.as_viewer(Some("alice"), |s| s.health().unwrap()).unwrap();
     assert_eq!(count(&alice), 3, "{:?}", alice.vectors);
+}
+
+/// A session's and a prompt's author travels in the export and comes back on import (the
+/// store moved to another server keeps alice's private session hers), and a team user
+/// who imports a file imports in their own name, whatever the file says.
+#[test]
+fn sessions_and_prompts_keep_their_author_through_export_and_import() {
+    let mut t = team();
+    let origin = |room: &str| engram_store::Origin {
+        room: Some(room.into()),
+        ..Default::default()
+    };
+    t.store
+        .as_viewer(Some("alice"), |s| {
+            s.session_start("s-mine", &origin("private"), None).unwrap();
+            s.save_prompt(
+                "my kumquat locker prompt",
+                Some("s-mine"),
+                &origin("private"),
+            )
+            .unwrap();
+        })
+        .unwrap();
+    let mut dump = Vec::new();
+    t.store.export_jsonl(&mut dump).unwrap();
+    let dump = String::from_utf8(dump).unwrap();
+    assert!(dump.contains("\"author\":\"alice\""), "{dump}");
+    let batch =
+        || engram_store::transfer::read_jsonl(&mut std::io::Cursor::new(dump.clone())).unwrap();
+    // Into a second store, by its own CLI (no viewer): alice's rows stay alice's.
+    let (mut moved, _dir) = temp_store(no_resolution());
+    moved.team_add_user("alice").unwrap();
+    moved.team_add_user("bob").unwrap();
+    moved.import_batch(batch(), &mut |_, _| {}).unwrap();
+    for (user, sees) in [("alice", true), ("bob", false)] {
+        moved
+            .as_viewer(Some(user), |s| {
+                assert_eq!(s.session("s-mine").unwrap().is_some(), sees, "{user}");
+                let prompts = format!("{:?}", s.recent_prompts(None, 10).unwrap());
+                assert_eq!(prompts.contains("locker prompt"), sees, "{user}: {prompts}");
+            })
+            .unwrap();
+    }
+    // Bob imports the same file into a third store: the rows become bob's, not alice's.
+    let (mut third, _dir3) = temp_store(no_resolution());
+    third.team_add_user("alice").unwrap();
+    third.team_add_user("bob").unwrap();
+    third
+        .as_viewer(Some("bob"), |s| s.import_batch(batch(), &mut |_, _| {}))
+        .unwrap()
+        .unwrap();
+    third
+        .as_viewer(Some("alice"), |s| {
+            assert!(
+                s.session("s-mine").unwrap().is_none(),
+                "bob imported as alice"
+            );
+        })
+        .unwrap();
 }

@@ -370,7 +370,58 @@ fn private_stays_private(store: Option<&str>) {
 /// Arguments for `tool` aimed at alice's private memory: every id-like argument names it,
 /// every query-like one asks for its words, every room-like one is `private`; the other
 /// required arguments get a harmless value of their type.
-fn probe_args(schema: &Value, private_id: i64, private_uid: &str) -> Value {
+/// Alice's session in her private room, and the words of her prompt there.
+const PRIVATE_SESSION: &str = "alice-private-session";
+const PRIVATE_PROMPT: &str = "mango-77 is the gate code";
+
+/// Alice starts a private session and sends a prompt in it, over C's HTTP API; the
+/// prompt's id.
+fn alice_private_session(addr: &str, alice: &str) -> i64 {
+    let body = json!({"id": PRIVATE_SESSION, "project": "private"}).to_string();
+    let (status, _, reply) = http(addr, "/sessions", Some(alice), "", &body);
+    assert_eq!(status, 200, "{reply}");
+    let body =
+        json!({"session_id": PRIVATE_SESSION, "content": PRIVATE_PROMPT, "project": "private"})
+            .to_string();
+    let (status, _, reply) = http(addr, "/prompts", Some(alice), "", &body);
+    assert_eq!(status, 200, "{reply}");
+    let v: Value = serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: {reply}"));
+    v["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no prompt id: {reply}"))
+}
+
+/// Bob's HTTP calls on alice's private session and prompt find nothing and change
+/// nothing; alice still sees both.
+fn http_sessions_keep_it_private(addr: &str, alice: &str, bob: &str, prompt: i64) {
+    let session = format!("/sessions/{PRIVATE_SESSION}");
+    for (method, path) in [
+        ("GET", session.clone()),
+        ("POST", format!("{session}/end")),
+        ("DELETE", format!("/prompts/{prompt}")),
+    ] {
+        let (status, _, body) = http_method(method, addr, &path, Some(bob), "", "{}");
+        assert_eq!(status, 404, "bob {method} {path}: {body}");
+    }
+    for path in [
+        "/sessions/recent",
+        "/prompts/recent",
+        "/prompts/search?q=mango",
+        "/context",
+    ] {
+        let (_, _, body) = http_method("GET", addr, path, Some(bob), "", "");
+        assert!(!body.contains("mango-77"), "GET {path} told bob: {body}");
+    }
+    let (_, _, body) = http_method("GET", addr, &session, Some(alice), "", "");
+    assert!(
+        body.contains(PRIVATE_SESSION) && !body.contains("\"ended_at\":\"20"),
+        "{body}"
+    );
+    let (_, _, body) = http_method("GET", addr, "/prompts/recent", Some(alice), "", "");
+    assert!(body.contains("mango-77"), "alice lost her prompt: {body}");
+}
+
+fn probe_args(tool: &str, schema: &Value, private_id: i64, private_uid: &str) -> Value {
     let mut args = serde_json::Map::new();
     let required: Vec<&str> = schema["required"]
         .as_array()
@@ -393,7 +444,9 @@ fn probe_args(schema: &Value, private_id: i64, private_uid: &str) -> Value {
             || n == "src"
             || n == "dst"
             || n == "uid";
-        let value = if id_like && n != "session_id" && n != "user_id" && n != "agent_id" {
+        let value = if n == "session_id" || (n == "id" && tool.contains("session")) {
+            json!(PRIVATE_SESSION)
+        } else if id_like && n != "user_id" && n != "agent_id" {
             match ty {
                 "array" => json!([private_id]),
                 "integer" | "number" => json!(private_id),
@@ -472,6 +525,7 @@ fn every_tool_keeps_it_private(store: Option<&str>) {
     let alice = token_of(&engram(home, store, &["team", "user", "add", "alice"]));
     let bob = token_of(&engram(home, store, &["team", "user", "add", "bob"]));
     let mut private = None;
+    let mut prompt = None;
     for profile in [
         "core",
         "engineering",
@@ -507,6 +561,7 @@ fn every_tool_keeps_it_private(store: Option<&str>) {
             (id, uid)
         });
         private = Some((pid, puid.clone()));
+        let prompt = *prompt.get_or_insert_with(|| alice_private_session(&srv.addr, &alice));
         let b = Session::open(&srv.addr, &bob);
         let tools = b.tools();
         assert!(!tools.is_empty(), "{profile}");
@@ -521,7 +576,7 @@ fn every_tool_keeps_it_private(store: Option<&str>) {
                     || name.contains("search")
             })
             .filter(|t| {
-                let args = probe_args(&t["inputSchema"], pid, &puid);
+                let args = probe_args(t["name"].as_str().unwrap(), &t["inputSchema"], pid, &puid);
                 a.call_raw(t["name"].as_str().unwrap(), args)
                     .contains("kumquat-42")
             })
@@ -537,15 +592,18 @@ fn every_tool_keeps_it_private(store: Option<&str>) {
         );
         for t in &tools {
             let name = t["name"].as_str().unwrap();
-            let args = probe_args(&t["inputSchema"], pid, &puid);
+            let args = probe_args(name, &t["inputSchema"], pid, &puid);
             let reply = b.call_raw(name, args.clone());
             assert!(
                 !reply.contains("locker code")
                     && !reply.contains("kumquat-42")
-                    && !reply.contains(&puid),
-                "{profile}/{name} {args} told bob of alice's private memory: {reply}"
+                    && !reply.contains(&puid)
+                    && !reply.contains("mango-77"),
+                "{profile}/{name} {args} told bob of alice's private memory or prompt: {reply}"
             );
         }
+        // Whatever bob's calls naming her session did, it is still hers and open.
+        http_sessions_keep_it_private(&srv.addr, &alice, &bob, prompt);
         if profile == "compat-c" {
             http_gets_keep_it_private(&srv.addr, &alice, &bob, pid, &puid);
         }

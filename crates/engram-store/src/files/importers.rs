@@ -382,6 +382,7 @@ pub fn read_c_value(v: &Value, now: Millis) -> Batch {
             summary: str_of(s, "summary").map(str::to_string),
             outcome: None,
             outcome_at: None,
+            author: None,
         });
     }
     for (i, p) in list(v, &["prompts", "user_prompts"])
@@ -397,6 +398,7 @@ pub fn read_c_value(v: &Value, now: Millis) -> Batch {
             room: room_of(str_of(p, "project")),
             content: content.to_string(),
             created_at: time_of(p, "created_at").unwrap_or(now),
+            author: None,
         });
     }
     for r in list(v, &["relations", "memory_relations"]) {

@@ -176,7 +176,7 @@ fn keyed_rows_after(
                 Some(other) => return Err(wrong_key(section, other)),
             };
             for r in db.query(
-                "SELECT id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at
+                "SELECT id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at, author
                  FROM sessions WHERE (started_at, id COLLATE \"C\") > ($1, $2::text COLLATE \"C\")
                  ORDER BY started_at, id COLLATE \"C\" LIMIT $3",
                 &[&t, &sid, &lim],
@@ -191,13 +191,14 @@ fn keyed_rows_after(
                     summary: r.get(6),
                     outcome: r.get(7),
                     outcome_at: r.get(8),
+                    author: r.get(9),
                 }));
             }
         }
         Section::Prompts => {
             let mut last = 0;
             for r in db.query(
-                "SELECT id, session_id, room, content, created_at FROM prompts WHERE id > $1 ORDER BY id LIMIT $2",
+                "SELECT id, session_id, room, content, created_at, author FROM prompts WHERE id > $1 ORDER BY id LIMIT $2",
                 &[&id, &lim],
             )? {
                 last = r.get(0);
@@ -206,6 +207,7 @@ fn keyed_rows_after(
                     room: r.get(2),
                     content: r.get(3),
                     created_at: r.get(4),
+                    author: r.get(5),
                 }));
             }
             let next = (rows.len() >= limit).then_some(RowKey::Id(last));
@@ -299,9 +301,9 @@ pub(crate) fn insert_rows(db: &mut dyn Db, rows: &[StoredRow]) -> Result<Vec<boo
             }
             StoredRow::Session(s) => {
                 db.execute(
-                    "INSERT INTO sessions (id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
-                    &[&s.id, &s.room, &s.directory, &s.source, &s.started_at, &s.ended_at, &s.summary, &s.outcome, &s.outcome_at],
+                    "INSERT INTO sessions (id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at, author)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+                    &[&s.id, &s.room, &s.directory, &s.source, &s.started_at, &s.ended_at, &s.summary, &s.outcome, &s.outcome_at, &s.author],
                 )? > 0
             }
             StoredRow::Prompt(p) => {
@@ -314,8 +316,8 @@ pub(crate) fn insert_rows(db: &mut dyn Db, rows: &[StoredRow]) -> Result<Vec<boo
                     false
                 } else {
                     db.execute(
-                        "INSERT INTO prompts (session_id, room, content, created_at) VALUES ($1, $2, $3, $4)",
-                        &[&p.session_id, &p.room, &p.content, &p.created_at],
+                        "INSERT INTO prompts (session_id, room, content, created_at, author) VALUES ($1, $2, $3, $4, $5)",
+                        &[&p.session_id, &p.room, &p.content, &p.created_at, &p.author],
                     )?;
                     true
                 }

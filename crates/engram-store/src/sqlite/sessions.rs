@@ -239,8 +239,8 @@ pub(crate) fn page(
 ) -> Result<Vec<SessionRow>> {
     let (t, id) = after.unwrap_or((Millis::MIN, ""));
     let mut stmt = conn.prepare_cached(
-        "SELECT id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at FROM sessions
-         WHERE (started_at, id) > (?1, ?2) ORDER BY started_at, id LIMIT ?3",
+        "SELECT id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at, author
+         FROM sessions WHERE (started_at, id) > (?1, ?2) ORDER BY started_at, id LIMIT ?3",
     )?;
     let rows = stmt.query_map(params![t, id, limit as i64], |r| {
         Ok(SessionRow {
@@ -253,6 +253,7 @@ pub(crate) fn page(
             summary: r.get(6)?,
             outcome: r.get(7)?,
             outcome_at: r.get(8)?,
+            author: r.get(9)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -261,8 +262,8 @@ pub(crate) fn page(
 /// Inserts a session as given unless its id is there; whether it was stored.
 pub(crate) fn insert_row(conn: &Connection, s: &SessionRow) -> Result<bool> {
     Ok(conn.prepare_cached(
-        "INSERT OR IGNORE INTO sessions (id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT OR IGNORE INTO sessions (id, room, directory, source, started_at, ended_at, summary, outcome, outcome_at, author)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         s.id,
@@ -273,7 +274,8 @@ pub(crate) fn insert_row(conn: &Connection, s: &SessionRow) -> Result<bool> {
         s.ended_at,
         s.summary,
         s.outcome,
-        s.outcome_at
+        s.outcome_at,
+        s.author
     ])? > 0)
 }
 
@@ -284,7 +286,7 @@ pub(crate) fn prompt_page(
     limit: usize,
 ) -> Result<Vec<(i64, PromptRow)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, session_id, room, content, created_at FROM prompts WHERE id > ?1 ORDER BY id LIMIT ?2",
+        "SELECT id, session_id, room, content, created_at, author FROM prompts WHERE id > ?1 ORDER BY id LIMIT ?2",
     )?;
     let rows = stmt.query_map(params![after, limit as i64], |r| {
         Ok((
@@ -294,6 +296,7 @@ pub(crate) fn prompt_page(
                 room: r.get(2)?,
                 content: r.get(3)?,
                 created_at: r.get(4)?,
+                author: r.get(5)?,
             },
         ))
     })?;
@@ -310,8 +313,8 @@ pub(crate) fn insert_prompt_row(conn: &Connection, p: &PromptRow) -> Result<bool
         return Ok(false);
     }
     conn.prepare_cached(
-        "INSERT INTO prompts (session_id, room, content, created_at) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO prompts (session_id, room, content, created_at, author) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(params![p.session_id, p.room, p.content, p.created_at])?;
+    .execute(params![p.session_id, p.room, p.content, p.created_at, p.author])?;
     Ok(true)
 }

@@ -457,6 +457,9 @@ pub struct SessionRow {
     pub outcome: Option<String>,
     #[serde(default, with = "engram_core::time::rfc3339_opt")]
     pub outcome_at: Option<Millis>,
+    /// The team user who started it (`None`: local use, or from before authors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
 }
 
 /// A whole `prompts` row but its id (prompts have no uid: one with the same session,
@@ -469,6 +472,9 @@ pub struct PromptRow {
     pub content: String,
     #[serde(with = "engram_core::time::rfc3339")]
     pub created_at: Millis,
+    /// The team user who sent it (`None`: local use, or from before authors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
 }
 
 /// A whole `judgments` row; `M` names memories as in [`LinkRow`].

@@ -113,8 +113,9 @@ impl Viewer {
             | StoredRow::Event { memory_id, .. } => self.sees_id(*memory_id),
             StoredRow::Link(l) => self.sees_id(l.src) && self.sees_id(l.dst),
             StoredRow::Judgment(j) => self.sees_id(j.src) && self.sees_id(j.dst),
-            StoredRow::Session(s) => !private_room(&s.room),
-            StoredRow::Prompt(p) => !private_room(&p.room),
+            // Stamped as the viewer's own on the way in (`VisibleTx::insert_rows`), so a
+            // private room's rows are theirs: nothing of another's is named.
+            StoredRow::Session(_) | StoredRow::Prompt(_) => true,
         }
     }
 
@@ -142,19 +143,29 @@ fn may_see_session<R: Reads + ?Sized>(i: &R, v: &Viewer, s: &SessionInfo) -> Res
     Ok(!private_room(&s.room) || owns(i, v, Owned::Session(&s.id))?)
 }
 
+/// A prompt `v` may see: any of a shared room, and only their own of a private room.
+fn may_see_prompt<R: Reads + ?Sized>(i: &R, v: &Viewer, p: &PromptInfo) -> Result<bool> {
+    Ok(!private_room(&p.room) || owns(i, v, Owned::Prompt(p.id))?)
+}
+
 /// Up to `limit` items of a newest-first list that `keep` allows, asking for more while a
 /// page came back full and filtering left too few (sessions and prompts: their hidden
 /// count is not known in advance).
 fn fill<T>(
     limit: usize,
     mut fetch: impl FnMut(usize) -> Result<Vec<T>>,
-    keep: impl Fn(&T) -> bool,
+    keep: impl Fn(&T) -> Result<bool>,
 ) -> Result<Vec<T>> {
     let mut ask = limit.saturating_mul(2).max(16);
     loop {
         let page = fetch(ask)?;
         let full = page.len() >= ask;
-        let mut kept: Vec<T> = page.into_iter().filter(|x| keep(x)).collect();
+        let mut kept = Vec::new();
+        for x in page {
+            if keep(&x)? {
+                kept.push(x);
+            }
+        }
         if kept.len() >= limit || !full || ask == usize::MAX {
             kept.truncate(limit);
             return Ok(kept);

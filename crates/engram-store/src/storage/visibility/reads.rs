@@ -3,7 +3,7 @@
 //! (see the module above for what each kind of answer does).
 
 use super::tx::VisibleTx;
-use super::{Visible, fill, may_see_session, private_room, subtract};
+use super::{Visible, fill, may_see_prompt, may_see_session, private_room, subtract};
 use crate::Result;
 use crate::storage::Reads;
 use crate::storage::rows::*;
@@ -451,9 +451,24 @@ macro_rules! visible_reads {
                         let h = v.live().filter(|m| m.room == r.name).count() as u64;
                         r.memories = r.memories.saturating_sub(h);
                     }
+                    // A private room's sessions and prompts count for their owner only.
                     for r in rooms.iter_mut().filter(|r| private_room(&r.name)) {
                         r.sessions = 0;
                         r.prompts = 0;
+                    }
+                    for s in i.all_sessions()?.iter().filter(|s| private_room(&s.room)) {
+                        if may_see_session(i, v, s)?
+                            && let Some(r) = rooms.iter_mut().find(|r| r.name == s.room)
+                        {
+                            r.sessions += 1;
+                        }
+                    }
+                    for p in i.all_prompts()?.iter().filter(|p| private_room(&p.room)) {
+                        if may_see_prompt(i, v, p)?
+                            && let Some(r) = rooms.iter_mut().find(|r| r.name == p.room)
+                        {
+                            r.prompts += 1;
+                        }
                     }
                     rooms.retain(|r| r.memories + r.sessions + r.prompts > 0);
                 }
@@ -466,31 +481,34 @@ macro_rules! visible_reads {
             ) -> Result<Vec<SessionInfo>> {
                 match self.parts() {
                     (i, None) => i.recent_sessions(room, limit),
-                    (_, Some(_)) if room.is_some_and(private_room) => Ok(vec![]),
-                    (i, Some(_)) => fill(
+                    (i, Some(v)) => fill(
                         limit,
                         |n| i.recent_sessions(room, n),
-                        |s| !private_room(&s.room),
+                        |s| may_see_session(i, v, s),
                     ),
                 }
             }
             fn sessions_by_start(&self, limit: usize) -> Result<Vec<SessionInfo>> {
                 match self.parts() {
                     (i, None) => i.sessions_by_start(limit),
-                    (i, Some(_)) => fill(
+                    (i, Some(v)) => fill(
                         limit,
                         |n| i.sessions_by_start(n),
-                        |s| !private_room(&s.room),
+                        |s| may_see_session(i, v, s),
                     ),
                 }
             }
             fn all_sessions(&self) -> Result<Vec<SessionInfo>> {
                 let (i, v) = self.parts();
-                let mut all = i.all_sessions()?;
-                if v.is_some() {
-                    all.retain(|s| !private_room(&s.room));
+                let all = i.all_sessions()?;
+                let Some(v) = v else { return Ok(all) };
+                let mut kept = Vec::with_capacity(all.len());
+                for s in all {
+                    if may_see_session(i, v, &s)? {
+                        kept.push(s);
+                    }
                 }
-                Ok(all)
+                Ok(kept)
             }
             fn open_session_since(&self, room: &str) -> Result<Option<Millis>> {
                 match self.parts() {
@@ -506,21 +524,24 @@ macro_rules! visible_reads {
             ) -> Result<Vec<PromptInfo>> {
                 match self.parts() {
                     (i, None) => i.prompts(room, query, limit),
-                    (_, Some(_)) if room.is_some_and(private_room) => Ok(vec![]),
-                    (i, Some(_)) => fill(
+                    (i, Some(v)) => fill(
                         limit,
                         |n| i.prompts(room, query, n),
-                        |p| !private_room(&p.room),
+                        |p| may_see_prompt(i, v, p),
                     ),
                 }
             }
             fn all_prompts(&self) -> Result<Vec<PromptInfo>> {
                 let (i, v) = self.parts();
-                let mut all = i.all_prompts()?;
-                if v.is_some() {
-                    all.retain(|p| !private_room(&p.room));
+                let all = i.all_prompts()?;
+                let Some(v) = v else { return Ok(all) };
+                let mut kept = Vec::with_capacity(all.len());
+                for p in all {
+                    if may_see_prompt(i, v, &p)? {
+                        kept.push(p);
+                    }
                 }
-                Ok(all)
+                Ok(kept)
             }
 
             fn schema_version(&self) -> Result<i64> {

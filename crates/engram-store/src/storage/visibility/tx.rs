@@ -27,10 +27,12 @@ impl VisibleTx<'_> {
         self.viewer.map_or(Ok(()), |v| v.check_write(id))
     }
 
+    /// A team user's new memory is theirs: written, or imported from a file that names
+    /// someone else (nobody writes in another's name). Local use keeps what it is given.
     fn stamped(&self, m: &NewMemory) -> NewMemory {
         let mut m = m.clone();
-        if m.author.is_none() {
-            m.author = self.viewer.map(|v| v.name.clone());
+        if let Some(v) = self.viewer {
+            m.author = Some(v.name.clone());
         }
         m
     }
@@ -212,12 +214,30 @@ impl Tx for VisibleTx<'_> {
         self.tx.insert_memory_with_id(id, &m)
     }
     fn insert_rows(&mut self, rows: &[StoredRow]) -> Result<Vec<bool>> {
-        if let Some(v) = self.viewer
-            && rows.iter().any(|r| !v.row_ok(r))
-        {
+        let Some(v) = self.viewer else {
+            return self.tx.insert_rows(rows);
+        };
+        if rows.iter().any(|r| !v.row_ok(r)) {
             return Err(Error::not_found("id", "named by these rows"));
         }
-        self.tx.insert_rows(rows)
+        // A team user's imported sessions and prompts are theirs, whatever the file says:
+        // nobody imports in another's name.
+        let rows: Vec<StoredRow> = rows
+            .iter()
+            .cloned()
+            .map(|r| match r {
+                StoredRow::Session(s) => StoredRow::Session(SessionRow {
+                    author: Some(v.name.clone()),
+                    ..s
+                }),
+                StoredRow::Prompt(p) => StoredRow::Prompt(PromptRow {
+                    author: Some(v.name.clone()),
+                    ..p
+                }),
+                other => other,
+            })
+            .collect();
+        self.tx.insert_rows(&rows)
     }
     fn delete_link(&mut self, src: MemoryId, dst: MemoryId, kind: LinkKind) -> Result<bool> {
         self.check(src)?;
