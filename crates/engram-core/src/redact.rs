@@ -170,8 +170,9 @@ fn high_entropy(v: &str) -> bool {
 /// words and short random suffixes with separators, and code identifiers
 /// (`TestHandleUserLogin2FAFlowV3`) are words with version marks: neither has one.
 fn has_random_segment(v: &str) -> bool {
-    v.split(['-', '_', '.', '/', ':'])
-        .any(|seg| seg.chars().count() >= 16 && !identifier_like(seg))
+    v.split(['-', '_', '.', '/', ':']).any(|seg| {
+        seg.chars().count() >= 16 && !identifier_like(seg) && !ipfs_cid(seg) && !ssh_key_blob(seg)
+    })
 }
 
 /// Mostly words: at least 60 % of the letters sit in runs that read as words (a lowercase
@@ -231,10 +232,21 @@ fn public_encoding(v: &str) -> bool {
         "ssh-dss ",
         "ecdsa-sha2-",
     ];
+    let v = v.trim_start_matches('/');
     LABELS
         .iter()
         .any(|l| v.len() > l.len() && v[..l.len()].eq_ignore_ascii_case(l))
         || ipfs_cid(v)
+        || ssh_key_blob(v)
+}
+
+/// An SSH public key's base64 body: it names its own algorithm (`AAAAB3NzaC1yc2E` is
+/// "ssh-rsa", `AAAAC3NzaC1lZDI1NTE5` "ssh-ed25519", `AAAAE2VjZHNh` "ecdsa"), so it is
+/// public by its first bytes, with or without the label in front.
+fn ssh_key_blob(v: &str) -> bool {
+    ["AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC"]
+        .iter()
+        .any(|p| v.starts_with(p))
 }
 
 /// An IPFS content id (CIDv0: `Qm` and 44 more base58 characters): the address of public
@@ -286,7 +298,12 @@ fn key_of(whole: &str) -> &str {
 
 /// `DB_PASSWORD=…`: environment style, where even a plain word is a value, not prose.
 fn env_style(whole: &str) -> bool {
-    let key = key_of(whole).trim_start_matches("export ").trim();
+    // The key is the last word before `=`: "we set GITLAB_CI_TOKEN=…", "old export X=…".
+    let key = key_of(whole)
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
     key.chars().any(|c| c.is_ascii_uppercase()) && !key.chars().any(|c| c.is_ascii_lowercase())
 }
 
@@ -398,7 +415,7 @@ fn rules() -> &'static [Rule] {
             accept,
         };
         // Keys whose value is a secret in env, shell, YAML, TOML, JSON and .env forms.
-        const SECRET_KEYS: &str = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|credentials?|api[_-]?key|apikey|secret[_.-]key[_.-]base)|(?:[A-Za-z0-9]+[_.-])+(?:pass|auth|pwd)|pwd";
+        const SECRET_KEYS: &str = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|credentials?|api[_-]?key|apikey|secret[_.-]?key|private[_.-]?key|access[_.-]?key|secret[_.-]key[_.-]base)|(?:[A-Za-z0-9]+[_.-])+(?:pass|auth|pwd)|pwd";
         // A value ends at a space, a separator, or a URL's next `&name=` parameter.
         // Escaped quotes first: an assignment written inside a JSON string (`\"x\"`).
         let value = r#"(\\"[^"\\\n]*\\"|\\'[^'\\\n]*\\'|"[^"\n]*"|'[^'\n]*'|[^\s,;"'})\]]+?)(?:&[A-Za-z0-9_.-]+=|[\s,;"'})\]]|$)"#;
@@ -407,6 +424,9 @@ fn rules() -> &'static [Rule] {
         );
         let name_value = format!(
             r#"(?i)\\?["']?(?:name|key)\\?["']?\s*[:=]\s*\\?["']?(?:{SECRET_KEYS})\\?["']?[\s,]*(?:-\s*)?\\?["']?value\\?["']?\s*[:=]\s*{value}"#
+        );
+        let value_name = format!(
+            r#"(?i)\\?["']?value\\?["']?\s*[:=]\s*(\\?"[^"\\\n]*\\?"|'[^'\n]*')[\s,]*\\?["']?(?:name|key)\\?["']?\s*[:=]\s*\\?["']?(?:{SECRET_KEYS})\b"#
         );
         let key_assignment = format!(
             r#"(?i)(?:^|[^A-Za-z0-9_.-])(?:export\s+)?(?:\\?["'])?(?:[A-Za-z0-9]+[_.-])+key(?:\\?["'])?\s*(?::=|=|:)[ \t]*{value}"#
@@ -445,7 +465,7 @@ fn rules() -> &'static [Rule] {
             // An `Authorization` header's credentials, whatever their length or scheme.
             r(
                 "bearer_token",
-                r#"(?i)\bauthorization\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{6,})"#,
+                r#"(?i)\bauthorization\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]+)"#,
                 1,
                 |_, v| !is_placeholder(v),
             ),
@@ -477,7 +497,7 @@ fn rules() -> &'static [Rule] {
             // user:password@host in any URL: only the password goes.
             r(
                 "url_password",
-                r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@",
+                r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@",
                 1,
                 any,
             ),
@@ -510,6 +530,33 @@ fn rules() -> &'static [Rule] {
                 1,
                 |_, v| value_secret("SECRET=", v),
             ),
+            // The same pairs with the value first: `{"value": "…", "name": "API_TOKEN"}`,
+            // `<add value="…" key="DbPassword"/>`.
+            r("secret_assignment", &value_name, 1, |_, v| {
+                value_secret("SECRET=", v)
+            }),
+            // Passwords given to tools on their command line: `docker login -p …`,
+            // `sshpass -p …`, PowerShell's `ConvertTo-SecureString '…'`, `.netrc`'s
+            // `machine … login … password …`.
+            r(
+                "secret_assignment",
+                r#"(?i)\b(?:(?:docker|podman|helm|oras)\s+(?:registry\s+)?login\b[^\n]*?\s-p|sshpass\s+-p|ConvertTo-SecureString(?:\s+-String)?)\s*['"]?([^\s'"]+)"#,
+                1,
+                |_, v| !is_placeholder(v),
+            ),
+            r(
+                "secret_assignment",
+                r"(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)",
+                1,
+                |_, v| !is_placeholder(v),
+            ),
+            // A crypt(3) or htpasswd hash stands for a password that can be attacked.
+            r(
+                "password_hash",
+                r"\$(?:apr1|2[abxy]|1|5|6|y)\$[./A-Za-z0-9$]{8,}",
+                0,
+                any,
+            ),
             // XML elements: `<password>…</password>`, `<apiKey>…</apiKey>`.
             r(
                 "secret_assignment",
@@ -527,7 +574,7 @@ fn rules() -> &'static [Rule] {
             // "the wifi password is hunter22", "PIN: 4821-x".
             r(
                 "password_phrase",
-                r"(?i)\b(?:password|passcode|passphrase|pass code)(?:\s+(?:for|of|to)\s+[\w.@-]+)?\s+(?:is|was|are|:)\s+['\x22]?([^\s'\x22]+)",
+                r"(?i)\b(?:password|passcode|passphrase|pass code|pin|pin code)(?:\s+(?:for|of|to)\s+[\w.@-]+)?\s+(?:is|was|are|:)\s+['\x22]?([^\s'\x22]+)",
                 1,
                 phrase_secret,
             ),
@@ -681,18 +728,27 @@ fn redact_json_entry(key: &str, item: &mut serde_json::Value) -> Vec<Redaction> 
         return fired;
     }
     let serde_json::Value::String(value) = item else {
+        // `{"password": {"prod": "…"}}`: under a secret key, every value below is judged
+        // with that key.
+        if secret_key(key) {
+            return redact_json_under(key, item);
+        }
         return redact_json(item);
     };
+    // The text on its own first: a value holding a whole config line, a YAML block or
+    // XML keeps its own quotes and line breaks there (the probe below escapes them).
+    let mut fired = redact_in_place(value);
     let probe = format!("{}: {}", serde_json::json!(key), serde_json::json!(value));
-    let (clean, fired) = redact(&probe);
-    if fired.is_empty() {
-        return Vec::new();
+    let (clean, more) = redact(&probe);
+    if more.is_empty() {
+        return fired;
     }
     let prefix = format!("{}: ", serde_json::json!(key));
     *value = clean
         .strip_prefix(&prefix)
         .and_then(|v| serde_json::from_str::<String>(v).ok())
         .unwrap_or_else(|| MARK.to_string());
+    merge(&mut fired, more);
     fired
 }
 
@@ -780,6 +836,32 @@ fn copies_in_json(v: &mut serde_json::Value, fired: &mut Vec<Redaction>, removed
             .for_each(|i| copies_in_json(i, fired, removed)),
         _ => {}
     }
+}
+
+/// Whether an object key names a secret (`password`, `db_token`): its values are judged
+/// as that assignment's values.
+fn secret_key(key: &str) -> bool {
+    let probe = format!("{}: \"Zq8x2LmP0vRk\"", serde_json::json!(key));
+    !redact(&probe).1.is_empty()
+}
+
+/// Every string and number below a secret key, judged with that key.
+fn redact_json_under(key: &str, item: &mut serde_json::Value) -> Vec<Redaction> {
+    let mut fired = Vec::new();
+    match item {
+        serde_json::Value::Array(items) => {
+            for i in items {
+                merge(&mut fired, redact_json_under(key, i));
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (_, i) in map.iter_mut() {
+                merge(&mut fired, redact_json_under(key, i));
+            }
+        }
+        leaf => merge(&mut fired, redact_json_entry(key, leaf)),
+    }
+    fired
 }
 
 /// Redacts an optional text in place.
@@ -892,6 +974,34 @@ mod tests {
         }
         assert_eq!(v["nested"]["note"], "plain words stay");
         assert_eq!(v["tokens"], 12);
+    }
+
+    #[test]
+    fn metadata_strings_are_redacted_in_every_form() {
+        let mut v = serde_json::json!({
+            "a": "export GITLAB_CI_TOKEN=plainvalueabcxyz",
+            "b": "password: \"quotedY4mlPw!\"",
+            "c": "password = \"t0mlSecretPw\"",
+            "d": "{\"api_key\": \"nestedKeyV4lue8821\"}",
+            "e": "REDIS_AUTH=\\\"redisAuthV4l9\\\"",
+            "f": "- name: POSTGRES_PASSWORD\n  value: k8sPgPassw0rd",
+            "g": "<add key=\"DbPassword\" value=\"xmlAddPw42!\"/>",
+            "password": {"nested": "NestedObjPw2"},
+        });
+        redact_json(&mut v);
+        let text = v.to_string();
+        for s in [
+            "plainvalueabcxyz",
+            "quotedY4mlPw!",
+            "t0mlSecretPw",
+            "nestedKeyV4lue8821",
+            "redisAuthV4l9",
+            "k8sPgPassw0rd",
+            "xmlAddPw42!",
+            "NestedObjPw2",
+        ] {
+            assert!(!text.contains(s), "{s} kept in {text}");
+        }
     }
 
     #[test]

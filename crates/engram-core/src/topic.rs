@@ -162,18 +162,44 @@ fn is_learnings_header(line: &str) -> bool {
     )
 }
 
+/// An item without its Markdown emphasis and code marks: backticks go, and `*` or `_`
+/// only where they mark emphasis (at a word's edge), so `snake_case`, `__init__`-free
+/// names, `a*b` and every secret keep their characters.
 fn clean_item(s: &str) -> String {
-    let stripped: String = s
-        .chars()
-        .filter(|c| !matches!(c, '*' | '`' | '_'))
-        .collect();
-    stripped.split_whitespace().collect::<Vec<_>>().join(" ")
+    let chars: Vec<char> = s.chars().collect();
+    let word = |i: Option<usize>| {
+        i.and_then(|i| chars.get(i))
+            .is_some_and(|c| c.is_alphanumeric())
+    };
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let marker = matches!(c, '*' | '_');
+        let inside = word(i.checked_sub(1)) && word(Some(i + 1));
+        // A run of markers (`**`, `__`) is inside a word when its ends touch letters.
+        let run_inside = marker && {
+            let (mut a, mut b) = (i, i);
+            while a > 0 && chars[a - 1] == c {
+                a -= 1;
+            }
+            while b + 1 < chars.len() && chars[b + 1] == c {
+                b += 1;
+            }
+            word(a.checked_sub(1)) && word(Some(b + 1))
+        };
+        if c == '`' || (marker && !inside && !run_inside) {
+            continue;
+        }
+        out.push(c);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// C's passive capture: the items of the last "Key Learnings" (or "Learnings",
 /// "Aprendizajes") section that yields any, numbered items preferred over bullets, markup
 /// stripped, items shorter than 20 characters dropped.
 pub fn extract_learnings(text: &str) -> Vec<String> {
+    // Secrets go before the markup does: stripping first would hide their shape.
+    let text = crate::redact::redact(text).0;
     let lines: Vec<&str> = text.lines().collect();
     let mut best: Vec<String> = Vec::new();
     let mut i = 0;
@@ -231,6 +257,17 @@ pub fn extract_learnings(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn learnings_keep_names_and_lose_secrets() {
+        let text = "## Key Learnings\n- Set `max_retry_count = 5` in **config_v2.yaml** for the _init_ path\n- Deploy with ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s12 only in CI\n";
+        let items = extract_learnings(text);
+        assert_eq!(
+            items[0],
+            "Set max_retry_count = 5 in config_v2.yaml for the init path"
+        );
+        assert!(!items[1].contains("R4nd0m"), "{}", items[1]);
+    }
 
     #[test]
     fn topic_keys_follow_seed_c() {

@@ -330,6 +330,50 @@ const SECRETS: &[(&str, &str)] = &[
         "WXYZ89",
     ),
     ("AKIAIOSFODNN7EXAMPLEZZ89", "ZZ89"),
+    // Session 10, the attacker's retest.
+    (
+        "we set GITLAB_CI_TOKEN=plainvalueabcxyz",
+        "plainvalueabcxyz",
+    ),
+    (
+        "old export GITLAB_CI_TOKEN=plainvalueabcxyz",
+        "plainvalueabcxyz",
+    ),
+    (
+        r#"[{"name": "SECRET_KEY", "value": "jsonNvSecr3t99"}]"#,
+        "jsonNvSecr3t99",
+    ),
+    (
+        r#"{"value": "revOrder12345", "name": "API_TOKEN"}"#,
+        "revOrder12345",
+    ),
+    (
+        r#"<add value="revOrder43!" key="DbPassword"/>"#,
+        "revOrder43!",
+    ),
+    ("redis://:R3disUrlPw@cache:6379/0", "R3disUrlPw"),
+    ("Authorization: Bearer x1", "x1"),
+    ("authorization=Bearer qq11", "qq11"),
+    (
+        "docker login -u ci -p D0ckerPw99 registry.local",
+        "D0ckerPw99",
+    ),
+    ("sshpass -p 'SshP4ss' ssh deploy@host", "SshP4ss"),
+    (
+        "$pw = ConvertTo-SecureString 'PsSecur3Pw' -AsPlainText -Force",
+        "PsSecur3Pw",
+    ),
+    (
+        "machine api.example.com login ci password n3tRcPass",
+        "n3tRcPass",
+    ),
+    (
+        "admin:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/",
+        "HqJZimcKQFAMYayBlzkrA",
+    ),
+    ("my PIN is 2468", "2468"),
+    ("password: \"quotedY4mlPw!\"", "quotedY4mlPw!"),
+    ("password = \"t0mlSecretPw\"", "t0mlSecretPw"),
 ];
 
 /// Ordinary engineering text: code, configuration, hashes and ids in prose. Must be kept
@@ -351,6 +395,9 @@ const NON_SECRETS: &[&str] = &[
     "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db",
     "<password>${DB_PASSWORD}</password>",
     "token: 4096",
+    "release notes are pinned at ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG",
+    "see https://ipfs.io/ipfs/QmT5NvUtoM5nWFfrQdVrFtvGfKFmG7AHE8P34isapyhCxX/readme",
+    "ssh_public_key = AAAAC3NzaC1lZDI1NTE5AAAAIGq8vN2xR7pL4mZ9tW3yB6cF1hJ5dG0sAKq8vN2xR7pL",
     // Public encodings that look random (the secrets attacker's false positives).
     r#"<script src="https://cdn.jsdelivr.net/npm/bootstrap@5.3.3/dist/js/bootstrap.bundle.min.js" integrity="sha384-YvpcrYf0tY3lHB60NNkmXc5s9fDVZLESaAA55NDzOxhy9GkcIdslK1eN7N6jIeHz" crossorigin="anonymous"></script>"#,
     r#""integrity": "sha512-3E0gR2kx7QHhtbpm1Y5KqEwt+bNbMZQ1X6TqN5HmZfo1o8eWq2vJpY3cR7uLsT9dKfGhA0bXwV4nCe6iU8aPzQ==","#,

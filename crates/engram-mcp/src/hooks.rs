@@ -120,7 +120,18 @@ pub fn run(event: &str, agent: Option<&str>, tools: Option<&str>) {
     let seed_c = tools.is_some_and(|t| t.trim().eq_ignore_ascii_case("compat-c"));
     let home = crate::environment::home().ok();
     let mut raw = Vec::new();
-    let _ = std::io::stdin().take(MAX_INPUT).read_to_end(&mut raw);
+    let _ = std::io::stdin().take(MAX_INPUT + 1).read_to_end(&mut raw);
+    if raw.len() as u64 > MAX_INPUT {
+        log(
+            home.as_ref(),
+            event,
+            &format!(
+                "stdin is over the hook input limit of {} MiB; nothing done",
+                MAX_INPUT >> 20
+            ),
+        );
+        return;
+    }
     let agent = Agent::parse(agent);
     let Some(ev) = Event::parse(event) else {
         log(
@@ -153,19 +164,10 @@ pub fn run(event: &str, agent: Option<&str>, tools: Option<&str>) {
 fn log(home: Option<&Home>, event: &str, message: &str) {
     let Some(home) = home else { return };
     let path = home.root.join("logs").join("hooks.log");
-    let _ = (|| -> std::io::Result<()> {
-        home.ready_dir(path.parent().expect("has a parent"))?;
-        if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 1 << 20 {
-            let _ = std::fs::rename(&path, path.with_extension("log.old"));
-        }
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)?;
-        let flat = engram_core::redact::redact(message).0.replace('\n', " ");
-        let event = engram_core::redact::stored_name(event);
-        f.write_all(format!("{} {event}: {flat}\n", engram_core::time::format(now_ms())).as_bytes())
-    })();
+    let flat = engram_core::redact::redact(message).0.replace('\n', " ");
+    let event = engram_core::redact::stored_name(event);
+    let line = format!("{} {event}: {flat}\n", engram_core::time::format(now_ms()));
+    let _ = home.append_log(&path, line.as_bytes(), 1 << 20);
 }
 
 fn now_ms() -> i64 {
@@ -510,17 +512,7 @@ fn prompt_fingerprint(prompt: &str) -> String {
 
 fn append_surface_log(home: &Home, line: &Value) {
     let path = home.root.join("logs").join("surface.jsonl");
-    let _ = (|| -> std::io::Result<()> {
-        home.ready_dir(path.parent().expect("has a parent"))?;
-        if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 5 << 20 {
-            let _ = std::fs::rename(&path, path.with_extension("jsonl.old"));
-        }
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)?;
-        f.write_all(format!("{line}\n").as_bytes())
-    })();
+    let _ = home.append_log(&path, format!("{line}\n").as_bytes(), 5 << 20);
 }
 
 /// Where the cluster counts of the last session end and the nudge stamps are kept.
@@ -603,7 +595,12 @@ fn read_transcript(
         .map_err(|e| anyhow::anyhow!("transcript_path {path}: {e}; nothing encoded"))?;
     // The episode is built from the transcript's tail: of a runaway file only the last
     // MAX_TRANSCRIPT bytes are read, from a line start, and the log says so.
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        // `/dev/zero`, a FIFO: no end, no tail to read.
+        anyhow::bail!("transcript_path {path} is not a regular file; nothing encoded");
+    }
+    let len = meta.len();
     let mut buf = Vec::new();
     if len > MAX_TRANSCRIPT {
         use std::io::Seek;

@@ -2,7 +2,6 @@
 //! `ENGRAM_HOME/logs/perf.jsonl`, rotated to `perf.jsonl.old` past 1 MiB. `doctor` reads it
 //! back as p50/p95 per tool. Logging never fails a call: errors are ignored.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -37,15 +36,10 @@ pub fn record(tool: &str, ms: f64, ok: bool) {
 
 fn append(path: &Path, tool: &str, ms: f64, ok: bool) -> std::io::Result<()> {
     // `ENGRAM_HOME/logs/perf.jsonl`: the home is two levels up.
-    if let Some(dir) = path.parent() {
-        let home = engram_store::settings::Home {
-            root: dir.parent().unwrap_or(dir).to_path_buf(),
-        };
-        home.ready_dir(dir)?;
-    }
-    if std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) > ROTATE_BYTES {
-        let _ = std::fs::rename(path, path.with_extension("jsonl.old"));
-    }
+    let dir = path.parent().unwrap_or(path);
+    let home = engram_store::settings::Home {
+        root: dir.parent().unwrap_or(dir).to_path_buf(),
+    };
     let ts = engram_core::time::format(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -54,12 +48,8 @@ fn append(path: &Path, tool: &str, ms: f64, ok: bool) -> std::io::Result<()> {
     );
     let line =
         serde_json::json!({ "ts": ts, "tool": tool, "ms": (ms * 100.0).round() / 100.0, "ok": ok });
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
     // One write per line: concurrent servers append whole lines.
-    f.write_all(format!("{line}\n").as_bytes())
+    home.append_log(path, format!("{line}\n").as_bytes(), ROTATE_BYTES)
 }
 
 /// Latency summary of one tool over the last lines read.

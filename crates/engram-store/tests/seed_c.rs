@@ -65,6 +65,7 @@ INSERT INTO observations (id, sync_id, session_id, type, title, content, project
     VALUES (43, 'obs-cccccccccccccccc', 's-1', 'decision', 'Session store', 'Sessions live in Redis with a 30 day expiry', 'webapp',
             '2026-01-10 10:00:00', '2026-01-10 10:00:00');
 INSERT INTO user_prompts (session_id, content, project, created_at) VALUES ('s-1', 'add login', 'webapp', '2026-01-10 09:01:00');
+INSERT INTO user_prompts (session_id, content, project, created_at) VALUES ('s-1', 'deploy with DB_PASSWORD=CdbContentPw1', 'webapp', '2026-01-10 09:02:00');
 INSERT INTO memory_relations (sync_id, source_id, target_id, relation, judgment_status, created_at, updated_at)
     VALUES ('rel-00000000000000aa', 'obs-cccccccccccccccc', 'obs-aaaaaaaaaaaaaaaa', 'pending', 'pending',
             '2026-01-10 10:00:00', '2026-01-10 10:00:00');
@@ -113,7 +114,7 @@ fn seed_c_database_at_engrams_path_is_converted_in_place_with_its_ids() {
     // Sessions and prompts came along.
     let s = store.session("s-1").unwrap().expect("C's session");
     assert_eq!(s.summary.as_deref(), Some("Set up auth"));
-    assert_eq!(store.rooms().unwrap()[0].prompts, 1);
+    assert_eq!(store.rooms().unwrap()[0].prompts, 2);
     // The full text is searchable through engram's own index.
     let hits = store
         .recall(&RecallRequest {
@@ -154,21 +155,32 @@ fn seed_c_database_at_engrams_path_is_converted_in_place_with_its_ids() {
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
     assert_eq!(v, 7);
-    // C's rows, every table of them, stay in the converted file too.
+    // C's raw rows are only in the backup: the set-aside tables are gone from the
+    // converted file, and with them the secret that engram's import redacted; both files
+    // are the owner's only.
     let conv = Connection::open(&db).unwrap();
-    for t in [
-        "seed_c_observations",
-        "seed_c_sessions",
-        "seed_c_user_prompts",
-        "seed_c_memory_relations",
-        "seed_c_sync_chunks",
-        "seed_c_prompt_tombstones",
-    ] {
-        let _: i64 = conv
-            .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
-            .unwrap_or_else(|e| panic!("{t}: {e}"));
-    }
+    let left: i64 = conv
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name LIKE 'seed_c_%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0, "set-aside tables left in the store");
     drop(conv);
+    let raw = std::fs::read(&db).unwrap();
+    assert!(
+        !raw.windows(13).any(|w| w == b"CdbContentPw1"),
+        "C's secret is still in the store's file"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for f in [&db, &b[0]] {
+            let mode = std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", f.display());
+        }
+    }
 
     // Opening again converts and imports nothing twice.
     let store = Store::open(&db, Config::default()).unwrap();

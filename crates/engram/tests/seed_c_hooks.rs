@@ -396,3 +396,38 @@ fn a_long_prompt_is_saved_in_parts_and_no_log_goes_through_a_link() {
         "something was written through the link"
     );
 }
+
+/// A log file planted as a link to a file outside the home is not appended to, and a
+/// transcript that is not a regular file (`/dev/zero`) is refused and logged instead of
+/// read without end.
+#[test]
+fn a_linked_log_file_is_left_alone_and_a_device_transcript_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join("logs")).unwrap();
+    let outside = dir.path().join("outside.log");
+    std::fs::write(&outside, "").unwrap();
+    std::os::unix::fs::symlink(&outside, home.join("logs/hooks.log")).unwrap();
+    let mut child = command(&home)
+        .args(["hook", "user-prompt-submit"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"not json").unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "",
+        "appended through the link"
+    );
+
+    let home2 = dir.path().join("home2");
+    std::fs::create_dir_all(&home2).unwrap();
+    hook(
+        &home2,
+        &["session-end"],
+        json!({"session_id": "z1", "cwd": dir.path(), "transcript_path": "/dev/zero"}),
+    );
+    let log = std::fs::read_to_string(home2.join("logs/hooks.log")).unwrap_or_default();
+    assert!(log.contains("not a regular file"), "{log}");
+}

@@ -119,6 +119,38 @@ impl Home {
         std::fs::create_dir_all(dir)
     }
 
+    /// Appends `line` to the log file `path` (in `logs/`), renamed to `<name>.old` first
+    /// once it is past `rotate_at` bytes. Refused, like [`Home::ready_dir`], when the
+    /// folder or the file itself is a symbolic link: a log planted as a link to a file
+    /// elsewhere would have engram append to that file.
+    pub fn append_log(&self, path: &Path, line: &[u8], rotate_at: u64) -> std::io::Result<()> {
+        use std::io::Write;
+        if let Some(dir) = path.parent() {
+            self.ready_dir(dir)?;
+        }
+        let refuse_link = |p: &Path| match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => Err(std::io::Error::other(format!(
+                "{} is a symbolic link; engram writes nothing through links in its home",
+                p.display()
+            ))),
+            _ => Ok(()),
+        };
+        refuse_link(path)?;
+        if std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) > rotate_at {
+            let old = path.with_extension(format!(
+                "{}.old",
+                path.extension().and_then(|e| e.to_str()).unwrap_or("log")
+            ));
+            refuse_link(&old)?;
+            let _ = std::fs::rename(path, old);
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        f.write_all(line)
+    }
+
     /// Where logs go (`logs/`): hook errors, tool latency, proactive recall.
     pub fn logs(&self) -> PathBuf {
         self.root.join("logs")

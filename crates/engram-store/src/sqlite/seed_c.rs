@@ -16,7 +16,10 @@
 //!    the import is idempotent (uids derive from C's sync ids), so a crash before that key
 //!    is written only means the next open imports again and creates nothing twice.
 //!
-//! Nothing of C's is deleted: its rows stay in the `seed_c_*` tables and in the backup.
+//! Nothing of C's is lost: the backup is C's file as it was. Once imported, the set-aside
+//! `seed_c_*` tables are dropped with `secure_delete` on, because their text is C's raw
+//! text and engram redacts secrets on the way in: the converted store holds no secret C
+//! had. The store and the backup are made readable by their owner only (0600).
 
 use crate::storage::Backend;
 use crate::{Result, Store};
@@ -64,6 +67,8 @@ pub(crate) fn set_aside(conn: &mut Connection, db: &Path) -> Result<Option<PathB
         .unwrap_or(0);
     let backup = backup_path(db, now);
     conn.execute("VACUUM INTO ?1", [backup.to_string_lossy()])?;
+    owner_only(db);
+    owner_only(&backup);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     if !is_seed_c(&tx)? {
         // Another process converted it while this one copied; its backup is the one kept.
@@ -141,7 +146,7 @@ impl Conversion {
             .map(|b| format!("; C's original is backed up at {}", b.display()))
             .unwrap_or_default();
         format!(
-            "engram: {} held seed C's database; converted it in place{backup}: {} observations, {} sessions, {} prompts, {} relations (C's ids kept; C's rows stay in the {PREFIX}* tables)",
+            "engram: {} held seed C's database; converted it in place{backup}: {} observations, {} sessions, {} prompts, {} relations (C's ids kept; C's rows, secrets included, only in the backup)",
             db.display(),
             self.memories,
             self.sessions,
@@ -151,7 +156,42 @@ impl Conversion {
     }
 }
 
+/// Makes `path` readable by its owner only: C's file (and its backup) may hold secrets.
+fn owner_only(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
 impl super::SqliteBackend {
+    /// Drops the set-aside tables once their rows are imported, zeroing their pages, so
+    /// the raw text of C's rows (which engram's import redacted) leaves the store.
+    fn drop_set_aside(&self) -> Result<()> {
+        let names: Vec<String> = self
+            .conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'seed\\_c\\_%' ESCAPE '\\'")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        // C's tables point at each other (observations at sessions): dropped as a set,
+        // with the foreign keys, which are C's own and name nothing of engram's, off.
+        self.conn
+            .execute_batch("PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF")?;
+        let dropped = names.iter().try_for_each(|n| {
+            self.conn
+                .execute_batch(&format!("DROP TABLE IF EXISTS {}", quote(n)))
+        });
+        self.conn.execute_batch("PRAGMA foreign_keys = ON")?;
+        dropped?;
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .optional()?;
+        Ok(())
+    }
+
     /// The set-aside `seed_c_*` rows as a batch, when they are there and not imported yet.
     fn seed_c_pending(&self, now: i64) -> Result<Option<crate::transfer::Batch>> {
         if !table_exists(&self.conn, &format!("{PREFIX}observations"))? {
@@ -199,6 +239,7 @@ impl Store {
         let report = self.import_batch(batch, &mut |_, _| {})?;
         if let Some(s) = self.backend.sqlite_ref() {
             s.mark_seed_c_imported(self.now())?;
+            s.drop_set_aside()?;
         }
         Ok(Some(Conversion {
             backup,
