@@ -162,6 +162,22 @@ fn is_initialize(line: &[u8]) -> bool {
         .is_ok_and(|v| v.get("method").and_then(Value::as_str) == Some("initialize"))
 }
 
+/// The id of a request (a message with a method and an id), which rmcp will answer.
+fn request_id(line: &[u8]) -> Option<Value> {
+    let v: Value = serde_json::from_slice(line).ok()?;
+    v.get("method")?;
+    v.get("id").filter(|id| !id.is_null()).cloned()
+}
+
+/// The id of a reply rmcp wrote (a message with a result or an error).
+fn response_id(line: &str) -> Option<Value> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    if v.get("result").is_none() && v.get("error").is_none() {
+        return None;
+    }
+    v.get("id").cloned()
+}
+
 /// Serves one client on stdin/stdout until stdin closes.
 pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
     // rmcp reads from `server_in` and writes to `server_out`; we sit between them and the
@@ -169,6 +185,8 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
     let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
     let (server_out, from_server) = tokio::io::duplex(1 << 20);
     let (err_tx, mut err_rx) = mpsc::unbounded_channel::<String>();
+    // The ids of the replies written, so the reader hands rmcp one request at a time.
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Value>();
 
     let reader = tokio::spawn(async move {
         let mut stdin = BufReader::new(tokio::io::stdin());
@@ -217,6 +235,16 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
                     initialized = initialized || is_initialize(line);
                     to_server.write_all(line).await?;
                     to_server.write_all(b"\n").await?;
+                    // One request in flight: a client that pipelines `save` then `update`
+                    // sees them run in its order, and every reply is out before stdin's
+                    // end closes the session.
+                    if let Some(id) = request_id(line) {
+                        while let Some(done) = done_rx.recv().await {
+                            if done == id {
+                                break;
+                            }
+                        }
+                    }
                 }
                 Err(Some(reply)) => {
                     let _ = err_tx.send(reply.to_string());
@@ -234,7 +262,12 @@ pub async fn serve(shared: Arc<Shared>) -> anyhow::Result<()> {
         loop {
             tokio::select! {
                 line = lines.next_line() => match line? {
-                    Some(l) => { stdout.write_all(l.as_bytes()).await?; stdout.write_all(b"\n").await?; stdout.flush().await?; }
+                    Some(l) => {
+                        stdout.write_all(l.as_bytes()).await?; stdout.write_all(b"\n").await?; stdout.flush().await?;
+                        if let Some(id) = response_id(&l) {
+                            let _ = done_tx.send(id);
+                        }
+                    }
                     None => break,
                 },
                 Some(e) = err_rx.recv() => { stdout.write_all(e.as_bytes()).await?; stdout.write_all(b"\n").await?; stdout.flush().await?; }

@@ -637,3 +637,63 @@ fn seed_profiles_say_how_well_a_search_matched() {
     assert!(r["structuredContent"]["match"].is_string(), "{r}");
     a.finish();
 }
+
+/// A client that pipelines its calls over stdio (sends them all, then closes stdin) gets
+/// every reply, and the calls run in its order: an update sent right after the save it
+/// names finds that memory, and a read after the update sees it.
+#[test]
+fn pipelined_stdio_calls_run_in_order_and_every_reply_comes_back() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = command(dir.path())
+        .args(["mcp", "--tools", "compat-c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = vec![
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipeline","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    ];
+    let call = |id: i64, name: &str, args: Value| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args}});
+    for i in 1..=30 {
+        lines.push(call(
+            i,
+            "mem_save",
+            json!({"title": format!("note {i}"), "content": format!("Pipelined note number {i} about the queue"), "project": "p"}),
+        ));
+    }
+    lines.push(call(
+        31,
+        "mem_update",
+        json!({"id": 1, "content": "The first note, updated"}),
+    ));
+    lines.push(call(32, "mem_get_observation", json!({"id": 1})));
+    let mut stdin = child.stdin.take().unwrap();
+    for l in &lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    let out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let replies: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    assert!(child.wait().unwrap().success());
+    let ids: Vec<i64> = replies.iter().filter_map(|r| r["id"].as_i64()).collect();
+    assert_eq!(ids, (0..=32).collect::<Vec<_>>(), "every reply, in order");
+    let text = |r: &Value| {
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let update = &replies[31];
+    assert!(update["result"]["isError"] != json!(true), "{update}");
+    assert!(
+        text(&replies[32]).contains("The first note, updated"),
+        "{}",
+        replies[32]
+    );
+}
