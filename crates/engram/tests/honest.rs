@@ -561,6 +561,11 @@ fn an_import_of_nothing_readable_fails_and_lists_its_problems_bounded() {
 fn seed_profiles_say_how_well_a_search_matched() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = Mcp::start(dir.path(), &["--tools", "compat-c"], "c");
+    // C refuses a project it does not know; a session there makes `app` one.
+    c.call(
+        "mem_session_start",
+        json!({"id": "s-app", "project": "app"}),
+    );
     let saved = c.call(
         "mem_save",
         json!({"title": "Deploy day", "content": "We deploy the billing service on Fridays.", "project": "app"}),
