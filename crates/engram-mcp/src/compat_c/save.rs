@@ -30,9 +30,9 @@ pub struct SaveArgs {
     pub choice: Choice,
 }
 
-/// The room of a write C does not validate (prompts, passive captures): the project or
-/// its session's project when the session exists (as for `mem_save`), else the server's
-/// project or the caller's directory.
+/// The room of a write C does not validate (prompts, passive captures): the project it
+/// names, else its session's project when the session exists (as for `mem_save`), else
+/// the caller's directory or the server's project.
 fn session_or_write_room(
     ctx: &Ctx<'_>,
     project: &Project,
