@@ -265,6 +265,10 @@ async def flow_compat_c(c, room):
         check(got == req, f"{name} requires {got}, C requires {req}")
     for name in ("mem_get_observation", "mem_pin", "mem_delete"):
         check(tools[name].input_schema["properties"]["id"]["type"] == "integer", f"{name} takes integer ids")
+    # C refuses a project it does not know (unknown_project); a session there makes it one.
+    e = await call(c, "mem_save", {"title": "t", "content": "c", "project": room}, expect_error=True)
+    check("unknown_project" in text(e), text(e))
+    data(await call(c, "mem_session_start", {"id": f"s-{room}", "project": room}))
     r = data(await call(c, "mem_save", {"title": "Use SQLite", "content": "We chose SQLite for the local store", "type": "decision", "project": room}))
     check(r["result"].startswith('Memory saved: "Use SQLite" (decision)') and "Suggested topic_key: decision/use-sqlite" in r["result"], r)
     mid = r["id"]

@@ -206,3 +206,61 @@ fn another_programs_database_is_refused_by_name_not_with_sql() {
     assert!(msg.contains("sessions, todo"), "{msg}");
     assert!(!msg.contains("already exists"), "{msg}");
 }
+
+/// Writes a sync folder holding one chunk of C's (`{sessions, observations, prompts}`).
+fn write_c_chunk(folder: &Path, id: &str, chunk: &serde_json::Value) {
+    use std::io::Write;
+    std::fs::create_dir_all(folder.join("chunks")).unwrap();
+    let f = std::fs::File::create(folder.join("chunks").join(format!("{id}.jsonl.gz"))).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::default());
+    writeln!(gz, "{chunk}").unwrap();
+    gz.finish().unwrap();
+    let manifest = serde_json::json!({"version": 1, "chunks": [{"id": id, "created_by": "c",
+        "created_at": "2026-01-12T00:00:00Z", "sessions": 1, "memories": 2, "prompts": 0}]});
+    std::fs::write(folder.join("manifest.json"), manifest.to_string()).unwrap();
+}
+
+/// C's chunks of observations its database already held (written by C before the switch,
+/// or by a machine still running C) are the same memories: C's sync id names them, so
+/// `sync --import` adds nothing, whichever way the chunk writes their times.
+#[test]
+fn c_chunks_of_converted_observations_add_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("engram.db");
+    write_c_db(&db);
+    let mut store = Store::open(&db, Config::default()).unwrap();
+    let before = store.stats().unwrap().total_memories;
+    let folder = dir.path().join("repo").join(".engram");
+    write_c_chunk(
+        &folder,
+        "0123abcd",
+        &serde_json::json!({
+            "sessions": [{"id": "s-1", "project": "webapp", "directory": "/home/u/webapp",
+                          "started_at": "2026-01-10T09:00:00Z"}],
+            "observations": [
+                {"sync_id": "obs-aaaaaaaaaaaaaaaa", "session_id": "s-1", "type": "architecture",
+                 "title": "Auth model", "content": "JWT in httpOnly cookies, rotated hourly",
+                 "project": "webapp", "scope": "project", "topic_key": "auth/model",
+                 "revision_count": 3, "created_at": "2026-01-10T09:10:00.000Z",
+                 "updated_at": "2026-01-11T09:10:00Z"},
+                {"sync_id": "obs-cccccccccccccccc", "session_id": "s-1", "type": "decision",
+                 "title": "Session store", "content": "Sessions live in Redis with a 30 day expiry",
+                 "project": "webapp", "scope": "project", "created_at": "2026-01-10 10:00:01",
+                 "updated_at": "2026-01-10 10:00:01"}
+            ],
+            "prompts": []
+        }),
+    );
+    let out = store.sync_import(&folder).unwrap();
+    assert_eq!(out.imported, vec!["0123abcd".to_string()]);
+    assert_eq!(
+        out.created.get("memories").copied().unwrap_or(0),
+        0,
+        "{out:?}"
+    );
+    assert_eq!(store.stats().unwrap().total_memories, before);
+    // C's counters came through the conversion.
+    let auth = store.get(&IdRef::Id(17)).unwrap();
+    assert_eq!(auth.metadata["c"]["revision_count"], 3, "{}", auth.metadata);
+    assert_eq!(auth.metadata["c"]["sync_id"], "obs-aaaaaaaaaaaaaaaa");
+}

@@ -145,11 +145,18 @@ pub fn search(a: SearchArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Re
 }
 
 pub fn save(a: SaveArgs, cwd: Option<PathBuf>, json_out: bool) -> anyhow::Result<()> {
+    // On the command line the user names the project themselves, as C's CLI takes it
+    // (the agent-facing tool refuses an unknown one, `unknown_project`).
+    let chosen = a
+        .project
+        .as_ref()
+        .map(|_| "user_selected_after_ambiguous_project");
     let v = args(&[
         ("title", json!(a.title)),
         ("content", json!(a.content)),
         ("type", json!(a.kind)),
         ("project", json!(a.project)),
+        ("project_choice_reason", json!(chosen)),
         ("scope", json!(a.scope)),
         ("topic_key", json!(a.topic)),
     ]);

@@ -600,6 +600,11 @@ fn every_format_lists_its_problems_bounded_and_fails_on_nothing_readable() {
 fn seed_profiles_say_how_well_a_search_matched() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = Mcp::start(dir.path(), &["--tools", "compat-c"], "c");
+    // C refuses a project it does not know; a session there makes `app` one.
+    c.call(
+        "mem_session_start",
+        json!({"id": "s-app", "project": "app"}),
+    );
     let saved = c.call(
         "mem_save",
         json!({"title": "Deploy day", "content": "We deploy the billing service on Fridays.", "project": "app"}),

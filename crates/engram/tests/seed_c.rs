@@ -670,6 +670,11 @@ fn seed_cs_save_replies_do_not_echo_secrets() {
     let home = tmp.path().join("home");
     let token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
     let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    // A session there makes `webapp` a known project (C refuses an unknown one).
+    m.call(
+        "mem_session_start",
+        json!({"id": "s-w", "project": "webapp"}),
+    );
     let saved = m.call(
         "mem_save",
         json!({ "title": format!("deploy token {token}"), "content": "the CI deploy key", "project": "webapp" }),
@@ -798,11 +803,230 @@ fn c_post_observations_refuses_a_body_without_its_required_fields() {
     );
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["field"], "content", "{body}");
+    // A session nobody started is C's unknown_session; once started, the save goes in.
+    let save = json!({"session_id": "s-1", "title": "x", "content": "a fact", "type": "discovery"});
+    let (status, body) = req(&server.addr, "POST", "/observations", Some(save.clone()));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("unknown_session"), "{body}");
     let (status, body) = req(
         &server.addr,
         "POST",
-        "/observations",
-        Some(json!({"session_id": "s-1", "title": "x", "content": "a fact", "type": "discovery"})),
+        "/sessions",
+        Some(json!({"id": "s-1", "project": "webapp", "directory": "/tmp"})),
     );
     assert_eq!(status, 200, "{body}");
+    let (status, body) = req(&server.addr, "POST", "/observations", Some(save));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["project"], "webapp", "the session's project: {body}");
+}
+
+/// A stdio server's own directory is wherever its client started it (here: the store's
+/// folder), so C's tools take the caller's `directory`/`cwd`: it decides the project
+/// (`[room_paths]` first, then the repository), a write naming only its session follows
+/// the session's project, and a search naming neither searches the open host session's.
+#[test]
+fn the_callers_directory_and_session_decide_cs_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let shop = dir.path().join("code").join("shop");
+    std::fs::create_dir_all(shop.join(".git")).unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(notes.join("ops")).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "[room_paths]\n{:?} = \"ops-room\"\n",
+            notes.to_string_lossy()
+        ),
+    )
+    .unwrap();
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let project = |r: &Value| r["structuredContent"]["project"].clone();
+
+    let r = m.call(
+        "mem_session_start",
+        json!({"id": "host-1", "directory": shop}),
+    );
+    assert_eq!(project(&r), "shop", "{r}");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Checkout", "content": "The checkout retries card payments twice",
+               "session_id": "host-1"}),
+    );
+    assert_eq!(project(&r), "shop", "the session's project: {r}");
+    let r = m.call(
+        "mem_session_summary",
+        json!({"content": "Goal: payments. Done: retries.", "session_id": "host-1"}),
+    );
+    assert_eq!(project(&r), "shop", "{r}");
+    m.call(
+        "mem_save_prompt",
+        json!({"content": "make checkout retry", "session_id": "host-1"}),
+    );
+    let r = m.call("mem_list_projects", json!({}));
+    let projects = r["structuredContent"]["projects"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let shop_row = projects.iter().find(|p| p["name"] == "shop").expect("shop");
+    assert_eq!(shop_row["prompt_count"], 1, "{r}");
+    assert!(
+        projects.iter().all(|p| p["name"] != "common"),
+        "nothing went to common: {r}"
+    );
+
+    // The directory decides: a `[room_paths]` room.
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Runbook", "content": "Restart the ingest worker after a deploy",
+               "directory": notes.join("ops")}),
+    );
+    assert_eq!(project(&r), "ops-room", "{r}");
+    let r = m.call(
+        "mem_search",
+        json!({"query": "ingest worker deploy", "cwd": notes.join("ops")}),
+    );
+    assert_eq!(
+        r["structuredContent"]["results"][0]["project"], "ops-room",
+        "{r}"
+    );
+    // No project and no directory: C searches the current project, the open session's.
+    let r = m.call("mem_search", json!({"query": "checkout card payments"}));
+    assert_eq!(
+        r["structuredContent"]["results"][0]["project"], "shop",
+        "{r}"
+    );
+    m.finish();
+}
+
+/// C's refusals: a write naming a session nobody started (`unknown_session`; C creates
+/// only its own per-project default session), and an explicit project nothing backs
+/// (`unknown_project`: no memories, session, configuration or ambiguity choice), in C's
+/// error shape; nothing is written.
+#[test]
+fn cs_writes_refuse_unknown_sessions_and_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let api = dir.path().join("work").join("api");
+    std::fs::create_dir_all(api.join(".git")).unwrap();
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let refused = |r: &Value, code: &str| {
+        assert_eq!(r["isError"], true, "{r}");
+        let body: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap())
+            .unwrap_or_else(|_| panic!("C's JSON error: {r}"));
+        assert_eq!(body["error_code"], code, "{r}");
+        assert!(body["available_projects"].is_array(), "{r}");
+    };
+
+    let r = m.call(
+        "mem_save",
+        json!({"title": "t", "content": "a fact", "session_id": "never-started"}),
+    );
+    refused(&r, "unknown_session");
+    let r = m.call(
+        "mem_session_summary",
+        json!({"content": "Goal: x", "session_id": "never-started"}),
+    );
+    refused(&r, "unknown_session");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Router", "content": "The API uses axum routers", "project": "apii"}),
+    );
+    refused(&r, "unknown_project");
+    let r = m.call("mem_stats", json!({}));
+    assert!(text(&r).contains("- Observations: 0"), "{r}");
+
+    // Backed: the project the caller's directory detects, then an existing project.
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Router", "content": "The API uses axum routers", "project": "api",
+               "directory": api}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Errors", "content": "API errors are JSON bodies", "project": "api"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    m.finish();
+}
+
+/// C's ids survive the conversion: `sync_id` is C's own (`obs-…`), and C's
+/// `revision_count`/`duplicate_count` are shown, counting on from C's; archiving and
+/// restoring change no text and are no revision, an edit is one.
+#[test]
+fn cs_sync_ids_and_counts_survive_the_conversion() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write_c_db(&home);
+    rusqlite::Connection::open(home.join("engram.db"))
+        .unwrap()
+        .execute_batch(
+            "UPDATE observations SET revision_count = 4, duplicate_count = 3 WHERE id = 17",
+        )
+        .unwrap();
+    let get = |home: &Path| {
+        let mut m = Mcp::start(home, &["--tools", "compat-c"], "c-user");
+        let r = m.call("mem_get_observation", json!({"id": 17}));
+        m.finish();
+        r["structuredContent"].clone()
+    };
+    let v = get(&home);
+    assert_eq!(v["sync_id"], "obs-aaaaaaaaaaaaaaaa", "{v}");
+    assert_eq!(v["revision_count"], 4, "{v}");
+    assert_eq!(v["duplicate_count"], 3, "{v}");
+    let t = v["result"].as_str().unwrap();
+    assert!(
+        t.contains("Revisions: 4") && t.contains("Duplicates: 3"),
+        "{t}"
+    );
+
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let r = m.call(
+        "mem_search",
+        json!({"query": "JWT cookies", "project": "webapp"}),
+    );
+    assert_eq!(
+        r["structuredContent"]["results"][0]["sync_id"], "obs-aaaaaaaaaaaaaaaa",
+        "{r}"
+    );
+    let r = m.call("mem_pin", json!({"id": 17}));
+    assert_eq!(r["structuredContent"]["sync_id"], "obs-aaaaaaaaaaaaaaaa");
+    m.finish();
+
+    engram_ok(&home, &["forget", "17"]);
+    engram_ok(&home, &["restore", "17"]);
+    assert_eq!(get(&home)["revision_count"], 4, "archiving is no revision");
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let r = m.call(
+        "mem_update",
+        json!({"id": 17, "content": "JWT in httpOnly cookies, rotated every 30 minutes"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    m.finish();
+    assert_eq!(get(&home)["revision_count"], 5, "an edit is one");
+}
+
+/// The empty-search and merge replies quote their input redacted, as every reply does.
+#[test]
+fn cs_search_and_merge_replies_do_not_echo_secrets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let r = m.call(
+        "mem_search",
+        json!({"query": format!("where is {token}"), "project": "webapp"}),
+    );
+    assert!(text(&r).starts_with("No memories found for:"), "{r}");
+    let merged = m.call(
+        "mem_merge_projects",
+        json!({"from": format!("old-{token}"), "to": "webapp"}),
+    );
+    for r in [&r, &merged] {
+        assert!(!r.to_string().contains(token), "token echoed: {r}");
+    }
+    m.finish();
 }

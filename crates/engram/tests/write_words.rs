@@ -373,6 +373,11 @@ fn compat_c_leaves_contradictions_for_mem_judge_unless_opted_in() {
         r["structuredContent"].clone()
     };
     let mut c = Mcp::start_with(home, &["--tools", "compat-c"], "c", RESOLVE_ON);
+    // C refuses a project it does not know; a session there makes `app` one.
+    c.call(
+        "mem_session_start",
+        json!({"id": "s-app", "project": "app"}),
+    );
     let a = save(&mut c, "The project database is PostgreSQL.");
     let b = save(
         &mut c,

@@ -142,7 +142,8 @@ pub struct SessionSummaryArgs {
 fn mem_session_summary(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SessionSummaryArgs = parse(args)?;
     a.choice.check(&a.project)?;
-    let room = a.project.write_room(ctx)?;
+    let session = named_session(ctx, a.session_id.as_deref())?;
+    let room = a.project.write_room_in(ctx, &a.choice, session.as_ref())?;
     let out = ctx.store.remember(RememberRequest {
         content: a.content,
         title: Some(format!("Session summary: {room}")),

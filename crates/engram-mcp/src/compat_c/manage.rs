@@ -49,7 +49,7 @@ fn pin_common(ctx: &mut Ctx<'_>, args: Value, pin: bool) -> ToolResult {
     let a: IdArg = parse(args)?;
     let m = ctx.store.set_pinned(&id_ref(a.id)?, pin)?;
     Ok(
-        json!({ "result": format!("Memory #{} {}", m.id, if pin { "pinned" } else { "unpinned" }), "id": m.id, "sync_id": m.uid, "pinned": m.pinned }),
+        json!({ "result": format!("Memory #{} {}", m.id, if pin { "pinned" } else { "unpinned" }), "id": m.id, "sync_id": sync_id_of(&m), "pinned": m.pinned }),
     )
 }
 
@@ -211,8 +211,10 @@ fn mem_review(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             let r = id_ref(id)?;
             let next = ctx.store.mark_reviewed(&r)?;
             let m = ctx.store.get(&r)?;
-            Ok(json!({ "id": m.id, "sync_id": m.uid, "state": "active",
-                       "review_after": next.map(engram_core::time::format) }))
+            Ok(
+                json!({ "id": m.id, "sync_id": sync_id_of(&m), "state": "active",
+                       "review_after": next.map(engram_core::time::format) }),
+            )
         }
         other => Err(ToolError::field(
             "action",
@@ -279,8 +281,12 @@ fn mem_merge_projects(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         .map(str::to_string)
         .collect();
     let moved = ctx.store.merge_rooms(&from, &a.to)?;
+    // The reply names the projects as stored (redacted), never the raw input.
+    let shown = |s: &str| engram_core::redact::redact(s).0;
+    let to = shown(&a.to);
+    let from: Vec<String> = from.iter().map(|f| shown(f)).collect();
     Ok(
-        json!({ "project": a.to, "result": format!("Merged {} into {:?}: {moved} observations moved", from.join(", "), a.to), "moved": moved }),
+        json!({ "project": to, "result": format!("Merged {} into {to:?}: {moved} observations moved", from.join(", ")), "moved": moved }),
     )
 }
 

@@ -81,15 +81,23 @@ impl Project {
         self.cwd.clone().or_else(|| self.directory.clone())
     }
 
-    fn room(&self, ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
+    /// Whether `scope` is C's shared scope (`personal` or `global`: the `common` room).
+    fn shared_scope(&self) -> Result<bool, ToolError> {
         match self.scope.as_deref().map(str::trim) {
-            None | Some("") | Some("project") => Ok(ctx.room(self.project.clone(), &self.dir())),
-            Some("personal") | Some("global") => Ok(Some(engram_core::room::COMMON.to_string())),
+            None | Some("") | Some("project") => Ok(false),
+            Some("personal") | Some("global") => Ok(true),
             Some(other) => Err(ToolError::field(
                 "scope",
                 format!("{other:?} is not a scope; use project, personal or global"),
             )),
         }
+    }
+
+    fn room(&self, ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
+        if self.shared_scope()? {
+            return Ok(Some(engram_core::room::COMMON.to_string()));
+        }
+        Ok(ctx.room(self.project.clone(), &self.dir()))
     }
 
     /// The resolved room and where it came from; a directory holding several repositories
@@ -138,6 +146,161 @@ impl Project {
             })
             .to_string(),
         })
+    }
+}
+
+/// One of C's errors: its JSON (`error_code`, `message`, `available_projects`, `hint`) as
+/// the message, so a C client reads the code it knows, and the field at fault beside it.
+pub(crate) fn c_error(
+    field: &str,
+    code: &str,
+    message: String,
+    available: Vec<String>,
+    hint: &str,
+) -> ToolError {
+    ToolError {
+        field: Some(field.into()),
+        message: json!({
+            "error_code": code,
+            "message": message,
+            "available_projects": available,
+            "hint": hint,
+        })
+        .to_string(),
+    }
+}
+
+/// The projects a store holds (C's `available_projects`).
+fn known_projects(ctx: &Ctx<'_>) -> Vec<String> {
+    ctx.store
+        .rooms()
+        .map(|r| r.into_iter().map(|r| r.name).collect())
+        .unwrap_or_default()
+}
+
+/// The project of the newest open session that a host started (C's per-project
+/// `manual-save-…` sessions are no host's), if any.
+fn current_session_room(ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
+    Ok(ctx
+        .store
+        .recent_sessions(None, 20)?
+        .into_iter()
+        .find(|s| s.ended_at.is_none() && !s.id.starts_with("manual-save-"))
+        .map(|s| s.room))
+}
+
+/// The session a write names, which must exist: C creates only its own per-project
+/// default session implicitly, and refuses a named one it does not know (`unknown_session`)
+/// rather than filing the write under a session nobody started.
+fn named_session(
+    ctx: &Ctx<'_>,
+    session_id: Option<&str>,
+) -> Result<Option<engram_store::hub::SessionInfo>, ToolError> {
+    let Some(id) = session_id.filter(|s| !s.trim().is_empty()) else {
+        return Ok(None);
+    };
+    match ctx.store.session(id)? {
+        Some(s) => Ok(Some(s)),
+        None => Err(c_error(
+            "session_id",
+            "unknown_session",
+            format!("session {id:?} does not exist"),
+            known_projects(ctx),
+            "start it first (mem_session_start with its id and directory), or leave session_id out to use the project's default session",
+        )),
+    }
+}
+
+impl Project {
+    /// The room a read of C's searches when it names none: C detects the current project,
+    /// and a stdio server's own directory says nothing of the caller's. So: the project or
+    /// directory the call names, else the server's `--project`, else the project of the
+    /// newest open host session (what C's session-start hook records from the agent's
+    /// directory), else `common`.
+    fn read_room(&self, ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
+        let named = self
+            .project
+            .as_deref()
+            .is_some_and(|p| !p.trim().is_empty());
+        if named || self.dir().is_some() || ctx.default_room.is_some() || self.shared_scope()? {
+            return self.room(ctx);
+        }
+        Ok(current_session_room(ctx)?.or_else(|| self.room(ctx).ok().flatten()))
+    }
+
+    /// Whether an explicit project is one C would accept: an existing project, the
+    /// session's, the server's own (`--project`), a `[room_paths]` room, the project the
+    /// caller's directory detects (its `.engram/config.json`, git remote or root, or a
+    /// repository inside it), or the user's choice after an ambiguity.
+    fn backed(
+        &self,
+        ctx: &Ctx<'_>,
+        name: &str,
+        choice: &Choice,
+        session: Option<&engram_store::hub::SessionInfo>,
+    ) -> Result<bool, ToolError> {
+        let config = ctx.store.config();
+        let norm = |r: &str| {
+            engram_store::rooms::resolve(config, Some(r), None)
+                .map(|(n, _)| n)
+                .ok()
+        };
+        if name == engram_core::room::COMMON
+            || choice.project_choice_reason.is_some()
+            || session.is_some_and(|s| s.room == name)
+            || ctx.default_room.and_then(norm).as_deref() == Some(name)
+            || config
+                .room_paths
+                .values()
+                .any(|r| norm(r.as_str()).as_deref() == Some(name))
+        {
+            return Ok(true);
+        }
+        if let Some(d) = self.dir() {
+            let (detected, src) = engram_store::rooms::resolve(config, None, Some(&d))?;
+            if src != engram_store::rooms::RoomSource::Default && detected == name {
+                return Ok(true);
+            }
+            if engram_store::rooms::git_children(&d)
+                .iter()
+                .any(|c| norm(c.as_str()).as_deref() == Some(name))
+            {
+                return Ok(true);
+            }
+        }
+        Ok(ctx.store.rooms()?.iter().any(|r| r.name == name))
+    }
+
+    /// The room of one of C's writes (`mem_save`, `mem_session_summary`), in C's order: the
+    /// shared room for `personal`/`global`; a validated explicit project (an unbacked name
+    /// is C's `unknown_project`, so a typo never starts a project of its own); the
+    /// session's project; the server's project, else the caller's directory.
+    fn write_room_in(
+        &self,
+        ctx: &Ctx<'_>,
+        choice: &Choice,
+        session: Option<&engram_store::hub::SessionInfo>,
+    ) -> Result<String, ToolError> {
+        if self.shared_scope()? {
+            return Ok(engram_core::room::COMMON.into());
+        }
+        if let Some(p) = self.project.as_deref().filter(|p| !p.trim().is_empty()) {
+            let (name, _) = engram_store::rooms::resolve(ctx.store.config(), Some(p), None)?;
+            if self.backed(ctx, &name, choice, session)? {
+                return Ok(name);
+            }
+            return Err(c_error(
+                "project",
+                "unknown_project",
+                format!("project {name:?} has no memories, sessions or configuration here"),
+                known_projects(ctx),
+                "use a project from available_projects (or mem_current_project), send your directory, or start a session there with mem_session_start",
+            ));
+        }
+        match session {
+            Some(s) => Ok(s.room.clone()),
+            None => self.write_room(ctx),
+        }
     }
 }
 
@@ -195,6 +358,28 @@ fn c_type(m: &Memory) -> String {
         .unwrap_or_else(|| m.kind.to_string())
 }
 
+/// C's sync id of a memory: C's own (`obs-…`) when it came from C's database or chunks,
+/// so the ids a C user kept still name it; else the memory's uid.
+pub(crate) fn sync_id_of(m: &Memory) -> String {
+    m.metadata
+        .get("c")
+        .and_then(|c| c.get("sync_id"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| m.uid.clone())
+}
+
+/// One of C's counters (`revision_count`, `duplicate_count`) as C had it when the memory
+/// was imported; 1 (C's default) for a memory that began in engram.
+fn c_count(m: &Memory, key: &str) -> u64 {
+    m.metadata
+        .get("c")
+        .and_then(|c| c.get(key))
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .max(1)
+}
+
 fn title_of(m: &Memory) -> String {
     m.title
         .clone()
@@ -205,7 +390,7 @@ fn title_of(m: &Memory) -> String {
 pub(crate) fn observation_json(m: &Memory) -> Value {
     json!({
         "id": m.id,
-        "sync_id": m.uid,
+        "sync_id": sync_id_of(m),
         "session_id": m.session_id,
         "type": c_type(m),
         "title": title_of(m),

@@ -30,6 +30,28 @@ pub struct SaveArgs {
     pub choice: Choice,
 }
 
+/// The room of a write C does not validate (prompts, passive captures): the project it
+/// names, else its session's project when the session exists (as for `mem_save`), else
+/// the caller's directory or the server's project.
+fn session_or_write_room(
+    ctx: &Ctx<'_>,
+    project: &Project,
+    session_id: Option<&str>,
+) -> Result<String, ToolError> {
+    let named = project
+        .project
+        .as_deref()
+        .is_some_and(|p| !p.trim().is_empty());
+    if !named
+        && !project.shared_scope()?
+        && let Some(id) = session_id.filter(|s| !s.trim().is_empty())
+        && let Some(s) = ctx.store.session(id)?
+    {
+        return Ok(s.room);
+    }
+    project.write_room(ctx)
+}
+
 /// C's session for a save that names none: one per project.
 fn default_session(room: &str) -> String {
     format!("manual-save-{room}")
@@ -43,23 +65,26 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let ctype = a.kind.clone().unwrap_or_else(|| "manual".into());
     let kind = kind_of_type(&ctype);
     a.choice.check(&a.project)?;
-    let room = a.project.write_room(ctx)?;
+    let session = named_session(ctx, a.session_id.as_deref())?;
+    let room = a.project.write_room_in(ctx, &a.choice, session.as_ref())?;
     let session_id = a
         .session_id
         .clone()
         .unwrap_or_else(|| default_session(&room));
-    // C creates the session a save names (or its per-project default) when it is new.
-    let dir = a.project.dir();
-    ctx.store.session_start(
-        &session_id,
-        &Origin {
-            room: Some(room.clone()),
-            cwd: None,
-            session_id: None,
-            source: ctx.source(None),
-        },
-        dir.as_deref().and_then(|d| d.to_str()),
-    )?;
+    // C creates its per-project default session when it is new (a named one exists).
+    if session.is_none() {
+        let dir = a.project.dir();
+        ctx.store.session_start(
+            &session_id,
+            &Origin {
+                room: Some(room.clone()),
+                cwd: None,
+                session_id: None,
+                source: ctx.source(None),
+            },
+            dir.as_deref().and_then(|d| d.to_str()),
+        )?;
+    }
     let out = ctx.store.remember(RememberRequest {
         content: a
             .content
@@ -128,7 +153,7 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                     "judgment_id": c.judgment_id })
         })
         .collect();
-    let mut v = json!({ "project": out.room, "result": text, "id": out.id, "sync_id": out.uid,
+    let mut v = json!({ "project": out.room, "result": text, "id": out.id, "sync_id": ctx.store.get(&IdRef::Id(out.id)).map(|m| sync_id_of(&m)).unwrap_or_else(|_| out.uid.clone()),
                         "action": out.action, "judgment_required": !candidates.is_empty() });
     if let Some(first) = out.candidates.first() {
         v["judgment_status"] = json!("pending");
@@ -181,7 +206,11 @@ pub struct PassiveArgs {
 fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: PassiveArgs = parse(args)?;
     let items = engram_core::topic::extract_learnings(&a.content);
-    let room = Some(a.project.write_room(ctx)?);
+    let room = Some(session_or_write_room(
+        ctx,
+        &a.project,
+        a.session_id.as_deref(),
+    )?);
     let (mut saved, mut duplicates) = (0, 0);
     let mut ids = Vec::new();
     for item in &items {
@@ -286,7 +315,11 @@ pub struct SavePromptArgs {
 fn mem_save_prompt(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SavePromptArgs = parse(args)?;
     a.choice.check(&a.project)?;
-    let room = Some(a.project.write_room(ctx)?);
+    let room = Some(session_or_write_room(
+        ctx,
+        &a.project,
+        a.session_id.as_deref(),
+    )?);
     let origin = Origin {
         room,
         cwd: a.project.dir(),

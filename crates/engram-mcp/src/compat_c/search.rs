@@ -55,7 +55,7 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let room = if a.all_projects.unwrap_or(false) {
         Some("*".to_string())
     } else {
-        a.project.room(ctx)?
+        a.project.read_room(ctx)?
     };
     // Every kind (session summaries are episodes, which plain recall leaves out), or the
     // one asked for.
@@ -67,7 +67,7 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let req = RecallRequest {
         limit,
         kinds,
-        room,
+        room: room.clone(),
         cwd: a.project.dir(),
         min_coverage: all_words.then_some(0.999),
         ..RecallRequest::new(a.query.clone())
@@ -76,7 +76,7 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let hits: Vec<_> = out.hits.iter().collect();
     if hits.is_empty() {
         return Ok(
-            json!({ "result": format!("No memories found for: {:?}", a.query), "results": [], "match": out.matched }),
+            json!({ "result": format!("No memories found for: {:?}", engram_core::redact::redact(&a.query).0), "results": [], "match": out.matched }),
         );
     }
     let mut text = format!("Found {} memories:\n", hits.len());
@@ -94,7 +94,7 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             m.room,
             scope_of(m)
         ));
-        results.push(json!({ "id": m.id, "sync_id": m.uid, "title": title_of(m), "type": c_type(m), "scope": scope_of(m), "pinned": m.pinned, "project": m.room, "score": h.score }));
+        results.push(json!({ "id": m.id, "sync_id": sync_id_of(m), "title": title_of(m), "type": c_type(m), "scope": scope_of(m), "pinned": m.pinned, "project": m.room, "score": h.score }));
     }
     text.push_str(
         "\nResults above are previews (300 chars); use mem_get_observation for the full text.",
@@ -103,9 +103,12 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     if let Some(n) = out.matched.notice() {
         text.push_str(&format!("\nMatch: {n}."));
     }
-    if !a.all_projects.unwrap_or(false)
-        && let Ok((room, _)) = a.project.resolve(ctx)
-    {
+    let searched = match &room {
+        Some(r) if r != "*" => Some(r.clone()),
+        Some(_) => None,
+        None => a.project.resolve(ctx).ok().map(|(r, _)| r),
+    };
+    if let Some(room) = searched {
         text.push_str(&save_nudge(ctx.store, &room));
     }
     if json_only {
@@ -135,8 +138,12 @@ fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: GetArgs = parse(args)?;
     let d = ctx.store.show(&id_ref(a.id)?)?;
     let m = &d.memory;
-    let revisions = d.event_counts.get("update").copied().unwrap_or(0) + 1;
-    let duplicates = d.event_counts.get("reinforce").copied().unwrap_or(0) + 1;
+    // C's counts as imported, plus what engram added since: each earlier text kept is a
+    // revision (archiving or re-tiering changes no text, so it is none), each reinforcing
+    // write a duplicate.
+    let revisions = c_count(m, "revision_count") + d.revisions.len() as u64;
+    let duplicates =
+        c_count(m, "duplicate_count") + d.event_counts.get("reinforce").copied().unwrap_or(0);
     let text = format!(
         "#{} [{}] {}\n{}\nSession: {}\nProject: {}\nScope: {}\nTopic: {}\nDuplicates: {duplicates}\nRevisions: {revisions}\nCreated: {}",
         m.id,
@@ -149,7 +156,9 @@ fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         m.topic_key.as_deref().unwrap_or("-"),
         engram_core::time::format(m.created_at)
     );
-    let mut v = json!({ "result": text, "id": m.id, "sync_id": m.uid, "tier": m.tier, "superseded_by": d.superseded_by });
+    let mut v = json!({ "result": text, "id": m.id, "sync_id": sync_id_of(m), "tier": m.tier,
+                        "superseded_by": d.superseded_by, "revision_count": revisions,
+                        "duplicate_count": duplicates });
     if a.include_history.unwrap_or(false) || a.history_cursor.is_some() {
         let after = a.history_cursor.unwrap_or(0);
         let page: Vec<_> = d

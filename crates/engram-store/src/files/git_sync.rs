@@ -14,7 +14,6 @@
 
 use crate::storage::rows::{RowKey, Section, StoredRow};
 use crate::{Error, ImportReport, Result, Store};
-use engram_core::memory::IdRef;
 use engram_core::{Memory, Tier, time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -239,7 +238,7 @@ fn observation(m: &Memory) -> Value {
         .or_else(|| c.and_then(|c| c.get("scope")))
         .and_then(Value::as_str)
         .unwrap_or("project");
-    json!({
+    let mut o = json!({
         "sync_id": sync_id(m),
         "session_id": m.session_id,
         "type": ty,
@@ -251,7 +250,14 @@ fn observation(m: &Memory) -> Value {
         "topic_key": m.topic_key,
         "created_at": time::format(m.created_at),
         "updated_at": time::format(m.updated_at),
-    })
+    });
+    // C's counters travel with a memory that came from C, so the other machine keeps them.
+    for key in ["revision_count", "duplicate_count"] {
+        if let Some(n) = c.and_then(|c| c.get(key)).filter(|n| n.is_u64()) {
+            o[key] = n.clone();
+        }
+    }
+    o
 }
 
 impl Store {
@@ -270,6 +276,29 @@ impl Store {
                     && room.is_none_or(|r| memory.room == r)
                 {
                     out.push(memory);
+                }
+            }
+            match page.next {
+                Some(k) => after = Some(k),
+                None => return Ok(out),
+            }
+        }
+    }
+
+    /// The C sync id of every memory this store holds, in any tier: C's own (`obs-…`) for
+    /// a memory that came from C's database or chunks, else its uid. A chunk's observation
+    /// already held is the same memory, whatever its chunk says of its times.
+    fn held_sync_ids(&self) -> Result<HashSet<String>> {
+        let mut out = HashSet::new();
+        let mut after: Option<RowKey> = None;
+        loop {
+            let page = self
+                .reads()
+                .rows_after(Section::Memories, after.as_ref(), 1000)?;
+            for row in page.rows {
+                if let StoredRow::Memory { memory, .. } = row {
+                    out.insert(sync_id(&memory));
+                    out.insert(memory.uid);
                 }
             }
             match page.next {
@@ -420,14 +449,11 @@ impl Store {
                 continue;
             }
             let mut v = read_chunk(folder, &c.id)?;
-            // This store's own memories come back under their uid: never a second copy.
-            let reads = self.reads();
+            // This store's own memories come back under their uid, and C's under C's sync
+            // id (converted, or applied from another chunk): never a second copy.
+            let held = self.held_sync_ids()?;
             if let Some(obs) = v["observations"].as_array_mut() {
-                obs.retain(|o| {
-                    o["sync_id"].as_str().is_none_or(|s| {
-                        !matches!(reads.memory(&IdRef::Uid(s.to_string())), Ok(Some(_)))
-                    })
-                });
+                obs.retain(|o| o["sync_id"].as_str().is_none_or(|s| !held.contains(s)));
             }
             let batch = crate::importers::read_c_value(&v, now);
             let report: ImportReport = self.import_batch(batch, &mut |_, _| {})?;
