@@ -85,8 +85,8 @@ pub fn newer_first(hits: &[Stated<'_>]) -> Resolved {
         ids.dedup();
     }
     let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
-    for i in 0..hits.len() {
-        if !conflicts_with[i].is_empty() {
+    for (i, ids) in conflicts_with.iter().enumerate() {
+        if !ids.is_empty() {
             groups.entry(root(&mut group, i)).or_default().push(i);
         }
     }
