@@ -7,6 +7,7 @@
 
 pub mod activity;
 pub mod config;
+pub mod conflicts;
 pub mod contradiction;
 pub mod curve;
 pub mod dynamics;

@@ -95,6 +95,40 @@ pub fn same_slot_new_value(a: &Reading, b: &Reading) -> bool {
     subject_agrees && same_words(la, lb) && shares_no_word(va, vb) && short(va) && short(vb)
 }
 
+/// Whether the two readings set the same slot of the same subject to values that differ
+/// ("jest" / "vitest", "dark mode" / "light mode"): the read-time test of two current
+/// memories that cannot both be true. Looser on values than [`same_slot_new_value`]
+/// (which decides a write and wants values sharing no word): at read time nothing is
+/// retired, only ordered and flagged. Two named subjects or two slots of one kind
+/// ([`differ`], [`slots_differ`]) never conflict.
+pub fn same_slot_other_value(a: &Reading, b: &Reading) -> bool {
+    let subject_agrees = match (&a.subject, &b.subject) {
+        (Some(sa), Some(sb)) => sa.specific == sb.specific && same_name(&sa.name, &sb.name),
+        (None, None) => a.definite && b.definite,
+        _ => false,
+    };
+    let (Some(la), Some(lb)) = (&a.slot, &b.slot) else {
+        return false;
+    };
+    subject_agrees
+        && same_words(la, lb)
+        && values_differ(a, b)
+        && differ(a, b).is_none()
+        && slots_differ(a, b).is_none()
+}
+
+/// The slot's words as [`same_slot_other_value`] compares them (stemmed; CJK as
+/// written): equal keys for equal slots, so callers can group readings before comparing
+/// them pairwise.
+pub fn slot_key(r: &Reading) -> Option<String> {
+    let slot = r.slot.as_deref()?;
+    Some(if slot.chars().any(is_cjk) {
+        slot.to_string()
+    } else {
+        words_of(slot).join(" ")
+    })
+}
+
 /// `text` without its value's words, for checks that must not see the value itself
 /// ("本番のNode.jsはv18" and "…はv22" name no other thing than each other).
 pub fn without_value(text: &str, r: &Reading) -> String {

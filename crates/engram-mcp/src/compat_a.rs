@@ -104,6 +104,10 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                 "created_at": engram_core::time::format(h.memory.created_at),
                 "source": h.memory.source,
             });
+            // engram's own addition: the active memories this one conflicts with.
+            if !h.conflicts_with.is_empty() {
+                v["conflicts_with"] = json!(h.conflicts_with);
+            }
             // A: non-failure hits carry up to three recent failures of their component.
             let component = h
                 .memory

@@ -154,6 +154,10 @@ pub struct BriefItem {
     pub importance: f64,
     #[serde(with = "engram_core::time::rfc3339")]
     pub created_at: Millis,
+    /// Among the strongest memories: older active memories that set the same subject's
+    /// slot to another value (`engram_core::conflicts`), left out of the current facts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub older_conflicting: Vec<MemoryId>,
 }
 
 impl From<&Memory> for BriefItem {
@@ -165,8 +169,16 @@ impl From<&Memory> for BriefItem {
             content: m.content.clone(),
             importance: m.importance,
             created_at: m.created_at,
+            older_conflicting: Vec::new(),
         }
     }
+}
+
+/// One of the briefing's strongest memories: a current fact and the older memories it
+/// conflicts with.
+struct Current {
+    memory: Memory,
+    older: Vec<MemoryId>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -538,7 +550,13 @@ impl Store {
             last_handoff: handoff_view,
             active_features,
             recent_failures: recent_failures.iter().map(BriefItem::from).collect(),
-            strongest: strongest.iter().map(BriefItem::from).collect(),
+            strongest: strongest
+                .iter()
+                .map(|c| BriefItem {
+                    older_conflicting: c.older.clone(),
+                    ..BriefItem::from(&c.memory)
+                })
+                .collect(),
             bytes: w.text.len(),
             max_bytes,
             truncated: w.truncated,
@@ -589,8 +607,10 @@ impl Store {
     }
 
     /// The briefing's strongest memories: the general kinds, unpinned, by activation and
-    /// importance (0.6 / 0.4), at most eight.
-    fn strongest_for_briefing(&self, rooms: &Option<Vec<String>>) -> Result<Vec<Memory>> {
+    /// importance (0.6 / 0.4), at most eight. Of active memories setting one subject's slot
+    /// to other values only the newest is a current fact, in the best place any of them
+    /// held, naming the older ones (`engram_core::conflicts::current`).
+    fn strongest_for_briefing(&self, rooms: &Option<Vec<String>>) -> Result<Vec<Current>> {
         {
             let general: Vec<Kind> = Kind::ALL
                 .iter()
@@ -626,7 +646,27 @@ impl Store {
                 })
                 .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.id.cmp(&a.1.id)));
-            Ok(scored.into_iter().take(8).map(|(_, m)| m).collect())
+            let stated: Vec<engram_core::conflicts::Stated<'_>> = scored
+                .iter()
+                .map(|(_, m)| engram_core::conflicts::Stated {
+                    id: m.id,
+                    text: &m.content,
+                    room: &m.room,
+                    at: m.valid_from,
+                    active: m.tier == engram_core::Tier::Active,
+                })
+                .collect();
+            let current = engram_core::conflicts::current(&stated);
+            drop(stated);
+            let mut slots: Vec<Option<Memory>> = scored.into_iter().map(|(_, m)| Some(m)).collect();
+            Ok(current
+                .into_iter()
+                .filter_map(|(i, older)| {
+                    let memory = slots[i].take()?;
+                    Some(Current { memory, older })
+                })
+                .take(8)
+                .collect())
         }
     }
 }
@@ -638,7 +678,7 @@ fn render_briefing(
     handoff_view: Option<&HandoffView>,
     active_features: &[FeatureState],
     recent_failures: &[Memory],
-    strongest: &[Memory],
+    strongest: &[Current],
 ) -> Budget {
     let mut w = Budget::new(max_bytes);
     if !pinned.is_empty() {
@@ -695,8 +735,14 @@ fn render_briefing(
     }
     if !strongest.is_empty() {
         w.line("## Strongest memories");
-        for m in strongest {
-            w.line(&quoted_item(m, 300));
+        for c in strongest {
+            let older = if c.older.is_empty() {
+                String::new()
+            } else {
+                let ids: Vec<String> = c.older.iter().map(|id| format!("#{id}")).collect();
+                format!(" (older, conflicting: {})", ids.join(", "))
+            };
+            w.line(&format!("{}{older}", quoted_item(&c.memory, 300)));
         }
     }
     if w.text.is_empty() {

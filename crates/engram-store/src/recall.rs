@@ -107,6 +107,11 @@ pub struct Hit {
     /// For superseded hits: the memory that replaced this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<MemoryId>,
+    /// Active memories of this room that set the same subject's slot to another value
+    /// (`engram_core::conflicts`), ascending; the newer of them is shown first. They may
+    /// lie beyond the limit. Empty (and not serialised) when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts_with: Vec<MemoryId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -156,6 +161,7 @@ impl Hit {
             via: h.via,
             path: h.path,
             superseded_by: None,
+            conflicts_with: Vec::new(),
             note: None,
         }
     }
@@ -190,7 +196,7 @@ impl Store {
         };
         let (mode, Gathered { ranked, memories }) =
             self.plan_and_run(req.mode, &scope, qvec.as_deref(), req.limit)?;
-        let mut hits: Vec<Hit> = Vec::new();
+        let mut kept: Vec<(RankedHit, &Memory)> = Vec::new();
         for h in ranked.hits {
             let Some(m) = memories.get(&h.id) else {
                 continue;
@@ -204,11 +210,11 @@ impl Store {
             if req.min_coverage.is_some_and(|min| h.coverage < min) {
                 continue;
             }
-            if hits.len() == req.limit {
-                break;
-            }
-            hits.push(Hit::new(h, m.clone()));
+            kept.push((h, m));
         }
+        // Before the limit: a newer conflicting memory ranked just past it still takes
+        // the older one's place.
+        let mut hits: Vec<Hit> = newer_first(kept, req.limit);
         let mut tokens_used = None;
         let mut omitted = None;
         if let Some(budget) = req.token_budget {
@@ -526,4 +532,34 @@ fn successors_first(hits: Vec<Hit>) -> Vec<Hit> {
     let order = engram_core::ranking::successors_first(&pairs);
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
     order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// Conflicting active hits ordered newer first within the places they hold, each naming
+/// the others (`engram_core::conflicts::newer_first`); every other hit keeps its place.
+/// The first `limit` of them become hits.
+fn newer_first(kept: Vec<(RankedHit, &Memory)>, limit: usize) -> Vec<Hit> {
+    let stated: Vec<engram_core::conflicts::Stated<'_>> = kept
+        .iter()
+        .map(|(_, m)| engram_core::conflicts::Stated {
+            id: m.id,
+            text: &m.content,
+            room: &m.room,
+            at: m.valid_from,
+            active: m.tier == Tier::Active,
+        })
+        .collect();
+    let resolved = engram_core::conflicts::newer_first(&stated);
+    drop(stated);
+    let mut slots: Vec<Option<(RankedHit, &Memory)>> = kept.into_iter().map(Some).collect();
+    resolved
+        .order
+        .into_iter()
+        .filter_map(|i| {
+            let (h, m) = slots[i].take()?;
+            let mut hit = Hit::new(h, m.clone());
+            hit.conflicts_with = resolved.conflicts_with[i].clone();
+            Some(hit)
+        })
+        .take(limit)
+        .collect()
 }

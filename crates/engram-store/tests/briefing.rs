@@ -55,3 +55,51 @@ fn briefing_lines_quote_each_memory_with_source_and_date() {
         b.text
     );
 }
+
+/// Issue 12 item 3: of two active memories setting one slot (the write path stored the
+/// newer beside the older), the briefing states only the newer as current and names the
+/// older; an unrelated memory is still there.
+#[test]
+fn the_briefing_states_only_the_newer_of_two_conflicting_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = support::TestClock::at(T0);
+    let mut store = support::open_in(dir.path(), Config::default()).with_clock(clock.clock());
+    let put = |store: &mut engram_store::Store, content: &str| {
+        clock.advance(engram_core::DAY_MS);
+        store
+            .remember(RememberRequest {
+                content: content.into(),
+                room: Some("app".into()),
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    let old = put(
+        &mut store,
+        "The project uses Jest for tests; the suite lives in __tests__ folders and runs in CI with coverage reports.",
+    );
+    let other = put(&mut store, "Deploys go out on Tuesdays after the standup.");
+    let new = put(&mut store, "The project uses Vitest for tests.");
+    assert_eq!(new.action, engram_store::RememberAction::Created, "{new:?}");
+    let b = store
+        .context(&ContextRequest {
+            room: Some("app".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let ids: Vec<i64> = b.strongest.iter().map(|i| i.id).collect();
+    assert!(ids.contains(&new.id) && ids.contains(&other.id), "{ids:?}");
+    assert!(
+        !ids.contains(&old.id),
+        "the older is not a current fact: {ids:?}"
+    );
+    let item = b.strongest.iter().find(|i| i.id == new.id).unwrap();
+    assert_eq!(item.older_conflicting, vec![old.id]);
+    assert!(
+        b.text
+            .contains(&format!("(older, conflicting: #{})", old.id)),
+        "{}",
+        b.text
+    );
+    assert!(!b.text.contains("__tests__"), "{}", b.text);
+}

@@ -70,6 +70,15 @@ impl Fixture {
             .collect()
     }
 
+    fn hits(&mut self, q: &str, mode: Mode) -> Vec<engram_store::Hit> {
+        let mut r = RecallRequest::new(q);
+        r.room = Some("app".into());
+        r.limit = 10;
+        r.mode = mode;
+        r.record_hits = false;
+        self.store.recall(&r).unwrap().hits
+    }
+
     fn tier(&self, id: i64) -> Tier {
         self.store.get(&IdRef::Id(id)).unwrap().tier
     }
@@ -356,6 +365,85 @@ fn latest_truth_ranks_first_and_as_of_sees_the_past() {
         hits.iter()
             .any(|h| h.memory.id == pg.id && h.superseded_by == Some(sq.id))
     );
+}
+
+/// Issue 12 item 3: when the write path left both memories active (it stored the newer
+/// beside the older), recall still shows the newer above the older, in every mode, with
+/// a query naming either value or neither, in three languages; both name each other in
+/// `conflicts_with`, and nothing is hidden: the older is still returned, and as of before
+/// the newer it is the one answer.
+#[test]
+fn the_newer_of_two_active_memories_of_one_slot_ranks_first() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "The project uses Jest for tests; the suite lives in __tests__ folders and runs in CI with coverage reports.",
+            "The project uses Vitest for tests.",
+            &[
+                "jest tests suite coverage reports",
+                "vitest tests",
+                "project tests",
+            ],
+        ),
+        (
+            "My editor is Vim, with a long vimrc full of plugins and custom keymaps.",
+            "My editor is now Helix, after I switched this spring.",
+            &["vim editor plugins keymaps", "helix editor", "editor"],
+        ),
+        (
+            "プロジェクトのテストはJestです。設定ファイルはリポジトリの直下にあり、継続的インテグレーションでカバレッジの報告も毎回自動で作成しています。失敗した場合は担当者へ通知が届き、翌朝の会議で原因を確認します。",
+            "プロジェクトのテストはVitestです。",
+            &[
+                "Jest テスト カバレッジ",
+                "Vitest テスト",
+                "プロジェクトのテスト",
+            ],
+        ),
+        (
+            "项目的测试框架是Jest。配置文件放在仓库根目录，持续集成每次都会自动生成覆盖率报告并上传到看板。如果失败，负责人会收到通知，第二天早上开会确认原因。",
+            "项目的测试框架是Vitest。",
+            &[
+                "Jest 测试框架 覆盖率报告",
+                "Vitest 测试框架",
+                "项目的测试框架",
+            ],
+        ),
+    ];
+    for (old, new, queries) in cases {
+        let mut f = Fixture::new();
+        let o = f.put(old);
+        f.advance(DAY_MS);
+        let before_new = f.now();
+        let n = f.put(new);
+        assert_eq!(n.action, RememberAction::Created, "{new}: {n:?}");
+        assert_eq!(f.tier(o.id), Tier::Active, "{old}");
+        for q in *queries {
+            for mode in [Mode::Fast, Mode::Deep, Mode::Exhaustive] {
+                let hits = f.hits(q, mode);
+                let at = |id: i64| hits.iter().position(|h| h.memory.id == id);
+                let shown: Vec<(i64, &[i64])> = hits
+                    .iter()
+                    .map(|h| (h.memory.id, h.conflicts_with.as_slice()))
+                    .collect();
+                let (Some(pn), Some(po)) = (at(n.id), at(o.id)) else {
+                    panic!("{q} ({mode:?}): both are returned: {shown:?}");
+                };
+                assert!(pn < po, "{q} ({mode:?}): the newer first: {shown:?}");
+                assert_eq!(hits[pn].conflicts_with, vec![o.id], "{q} ({mode:?})");
+                assert_eq!(hits[po].conflicts_with, vec![n.id], "{q} ({mode:?})");
+            }
+        }
+        // What was true before the newer was written: the older alone, no conflict.
+        let mut r = RecallRequest::new(queries[0]);
+        r.room = Some("app".into());
+        r.as_of = Some(before_new);
+        r.record_hits = false;
+        let hits = f.store.recall(&r).unwrap().hits;
+        assert_eq!(hits.first().map(|h| h.memory.id), Some(o.id), "{old}");
+        assert!(
+            hits.iter()
+                .all(|h| h.memory.id != n.id && h.conflicts_with.is_empty())
+        );
+    }
 }
 
 #[test]

@@ -125,6 +125,9 @@ pub fn recall(r: &RecallResult, as_json: bool) {
         if let Some(n) = &h.note {
             extra.push_str(&format!(" · {n}"));
         }
+        if !h.conflicts_with.is_empty() {
+            extra.push_str(&format!(" · conflicts with {}", id_list(&h.conflicts_with)));
+        }
         println!("{extra}");
     }
     if let Some(notice) = r.matched.notice() {
