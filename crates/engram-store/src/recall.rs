@@ -210,6 +210,11 @@ impl Store {
             if req.min_coverage.is_some_and(|min| h.coverage < min) {
                 continue;
             }
+            // The conflict check reads each hit's statement: the limit and a window past
+            // it (where a newer memory may wait to take an older one's place) suffice.
+            if kept.len() == req.limit.saturating_mul(3) {
+                break;
+            }
             kept.push((h, m));
         }
         // Before the limit: a newer conflicting memory ranked just past it still takes

@@ -666,7 +666,7 @@ fn pipelined_stdio_calls_run_in_order_and_every_reply_comes_back() {
         lines.push(call(
             i,
             "mem_save",
-            json!({"title": format!("note {i}"), "content": format!("Pipelined note number {i} about the queue"), "project": "p"}),
+            json!({"title": format!("note {i}"), "content": format!("Pipelined note number {i} about the queue")}),
         ));
     }
     lines.push(call(

@@ -172,6 +172,12 @@ fn drop_nulls(mut v: Value) -> Value {
 // ---- seed B -------------------------------------------------------------------------
 
 fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
+    if !dir.is_dir() {
+        return Err(bad_file(
+            dir,
+            "not a folder (seed B's memories are a folder of Markdown files)",
+        ));
+    }
     let mut batch = Batch::default();
     let (files, links) = vault::walk_all(dir)?;
     for rel in links {
