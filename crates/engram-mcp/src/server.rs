@@ -55,6 +55,9 @@ pub struct Shared {
     default_room: Option<String>,
     dialect: crate::adapt::Dialect,
     doctor: Option<tools::DoctorReport>,
+    /// The directory a stdio server was launched in ([`Shared::with_launch_dir`]); `None`
+    /// over HTTP, where the server's own directory says nothing of any caller's.
+    launch_dir: Option<std::path::PathBuf>,
 }
 
 impl Shared {
@@ -90,7 +93,46 @@ impl Shared {
             default_room,
             dialect,
             doctor,
+            launch_dir: None,
         }))
+    }
+
+    /// A stdio server's launch directory as the call's `cwd`, when the tool takes one, the
+    /// call names no project, room, cwd or directory, and that directory is a project (its
+    /// `.engram/config.json`, git remote or root, or a `[room_paths]` entry). A host
+    /// launches the server in the agent's project, so seed C's and seed B's writes and
+    /// reads land there as in their own servers; a launch outside any project adds nothing.
+    fn with_launch_cwd(
+        &self,
+        schema: &serde_json::Value,
+        mut args: serde_json::Value,
+        config: &engram_core::Config,
+    ) -> serde_json::Value {
+        let Some(dir) = &self.launch_dir else {
+            return args;
+        };
+        let takes_cwd = schema["properties"].get("cwd").is_some();
+        let Some(o) = args.as_object_mut() else {
+            return args;
+        };
+        let named = ["project", "room", "cwd", "directory"]
+            .iter()
+            .any(|k| o.get(*k).is_some_and(|v| !v.is_null()));
+        let detected = engram_store::rooms::resolve(config, None, Some(dir))
+            .is_ok_and(|(_, src)| src != engram_store::rooms::RoomSource::Default);
+        if takes_cwd && !named && detected {
+            o.insert("cwd".into(), serde_json::json!(dir));
+        }
+        args
+    }
+
+    /// The directory a stdio server was launched in (see [`Shared::with_launch_cwd`]). Call before
+    /// the server takes requests.
+    pub fn with_launch_dir(self: Arc<Self>, dir: Option<std::path::PathBuf>) -> Arc<Shared> {
+        let mut s = Arc::try_unwrap(self)
+            .unwrap_or_else(|_| panic!("with_launch_dir is called before the Shared is shared"));
+        s.launch_dir = dir;
+        Arc::new(s)
     }
 
     /// Opens the store that serves tool calls. A server lives long enough to build the
@@ -435,6 +477,7 @@ impl Shared {
         } else {
             None
         };
+        let args = self.with_launch_cwd(&(spec.schema)(), args, store.config());
         let started = std::time::Instant::now();
         // The team user's view for exactly this call (cleared after it, even on a panic);
         // the vault sync below runs as the server, which sees every change.

@@ -123,8 +123,13 @@ fn run(
     }
     let token = load_config(&home()?)?.http_token;
     let opener: Opener = std::sync::Arc::new(crate::open::open_store);
+    // A stdio server runs where the host launched it: the agent's project directory.
+    let launch_dir = matches!(listen, Listen::Stdio)
+        .then(|| std::env::current_dir().ok())
+        .flatten();
     let shared = Shared::new(opener, Some(doctor_report), &profile, room)?
-        .with_stores(crate::open::serving_stores()?);
+        .with_stores(crate::open::serving_stores()?)
+        .with_launch_dir(launch_dir);
     load_model_in_background(shared.clone())?;
     // Maintenance in the background, after the model has had time to load.
     {

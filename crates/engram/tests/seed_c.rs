@@ -78,11 +78,22 @@ fn serve(home: &Path) -> Server {
 
 /// One HTTP/1.1 request; the status and the JSON body.
 fn req(addr: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    req_as(addr, method, path, body, "application/json")
+}
+
+/// [`req`] with another `Content-Type` (`curl -d` sends form data's).
+fn req_as(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+    content_type: &str,
+) -> (u16, Value) {
     let mut c = TcpStream::connect(addr).unwrap();
     c.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let body = body.map(|b| b.to_string()).unwrap_or_default();
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     c.write_all(head.as_bytes()).unwrap();
@@ -1029,4 +1040,74 @@ fn cs_search_and_merge_replies_do_not_echo_secrets() {
         assert!(!r.to_string().contains(token), "token echoed: {r}");
     }
     m.finish();
+}
+
+/// C's users' scripts post with plain `curl -d` (form data's `Content-Type`): the body is
+/// read as JSON all the same. And C's export of this store imported back finds the
+/// memories engram made itself instead of copying them.
+#[test]
+fn cs_api_reads_curl_bodies_and_its_export_imports_back_without_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(dir.path());
+    let addr = server.addr.clone();
+    let form = "application/x-www-form-urlencoded";
+    let (status, body) = req_as(
+        &addr,
+        "POST",
+        "/sessions",
+        Some(json!({"id": "s-curl", "project": "shop"})),
+        form,
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = req_as(
+        &addr,
+        "POST",
+        "/observations",
+        Some(
+            json!({"session_id": "s-curl", "title": "Cache", "content": "The cart cache lives in Redis for ten minutes", "type": "decision"}),
+        ),
+        form,
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = req_as(&addr, "POST", "/sessions", None, form);
+    assert!(status == 400 || status == 200, "{status} {body}");
+    let (_, export) = req(&addr, "GET", "/export", None);
+    let count = |addr: &str| {
+        let (_, all) = req(addr, "GET", "/export", None);
+        all["observations"].as_array().map_or(0, Vec::len)
+    };
+    let before = count(&addr);
+    let (status, body) = req(&addr, "POST", "/import", Some(export));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(count(&addr), before, "the import copied memories: {body}");
+}
+
+/// A host launches the stdio server in the agent's project: with no project, directory or
+/// session named, C's writes and reads land in that project, as in C's own server. A
+/// server launched outside any project keeps `common`.
+#[test]
+fn a_stdio_server_launched_in_a_project_writes_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let shop = dir.path().join("code").join("shop");
+    std::fs::create_dir_all(shop.join(".git")).unwrap();
+    let project = |r: &Value| r["structuredContent"]["project"].clone();
+    let mut m = Mcp::start_in(&home, &shop, &["--tools", "compat-c"], "c-user");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Queue", "content": "The order queue drains every five minutes"}),
+    );
+    assert_eq!(project(&r), "shop", "{r}");
+    let r = m.call("mem_search", json!({"query": "order queue"}));
+    assert!(r.to_string().contains("five minutes"), "{r}");
+    drop(m);
+    let elsewhere = dir.path().join("tmp");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let mut m = Mcp::start_in(&home, &elsewhere, &["--tools", "compat-c"], "c-user");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Tea", "content": "The team prefers green tea at stand-ups"}),
+    );
+    assert_eq!(project(&r), "common", "{r}");
 }

@@ -143,6 +143,28 @@ fn args_of(
     Ok(Value::Object(o))
 }
 
+/// A JSON body whatever its `Content-Type`: C's server reads the body of a plain
+/// `curl -d '{…}'` (sent as form data) as JSON, and C's users' scripts rely on it. A body
+/// that is not JSON is a 400 naming the parse error; an empty one is `{}`.
+pub(crate) struct CBody(pub Value);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for CBody {
+    type Rejection = Response;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Response> {
+        let bytes = axum::body::Bytes::from_request(req, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(CBody(Value::Object(Map::new())));
+        }
+        serde_json::from_slice(&bytes).map(CBody).map_err(|e| {
+            let error = json!({ "error": format!("the request body is not JSON: {e}") });
+            (StatusCode::BAD_REQUEST, Json(error)).into_response()
+        })
+    }
+}
+
 fn body_object(body: Value) -> Map<String, Value> {
     match body {
         Value::Object(o) => o,
@@ -171,12 +193,12 @@ fn project_of(params: &HashMap<String, String>) -> Option<String> {
 
 // ---- sessions -------------------------------------------------------------------------
 
-async fn session_start(State(s): S, Json(body): Json<Value>) -> Response {
+async fn session_start(State(s): S, CBody(body): CBody) -> Response {
     tool(s, "mem_session_start", body).await
 }
 
-async fn session_end(State(s): S, Path(id): Path<String>, body: Option<Json<Value>>) -> Response {
-    let mut o = body.map(|Json(b)| body_object(b)).unwrap_or_default();
+async fn session_end(State(s): S, Path(id): Path<String>, CBody(body): CBody) -> Response {
+    let mut o = body_object(body);
     o.insert("id".into(), json!(id));
     tool(s, "mem_session_end", Value::Object(o)).await
 }
@@ -207,7 +229,7 @@ async fn session_get(State(s): S, Path(id): Path<String>) -> Response {
 
 // ---- observations ---------------------------------------------------------------------
 
-async fn observation_save(State(s): S, Json(body): Json<Value>) -> Response {
+async fn observation_save(State(s): S, CBody(body): CBody) -> Response {
     let mut o = body_object(body);
     // C's handler refuses a body without these (400); mem_save would default them.
     for field in ["session_id", "title", "content"] {
@@ -229,7 +251,7 @@ async fn observation_save(State(s): S, Json(body): Json<Value>) -> Response {
     tool(s, "mem_save", Value::Object(o)).await
 }
 
-async fn observation_passive(State(s): S, Json(body): Json<Value>) -> Response {
+async fn observation_passive(State(s): S, CBody(body): CBody) -> Response {
     tool(s, "mem_capture_passive", body).await
 }
 
@@ -255,11 +277,7 @@ async fn observation_get(State(s): S, Path(id): Path<String>) -> Response {
     }
 }
 
-async fn observation_update(
-    State(s): S,
-    Path(id): Path<String>,
-    Json(body): Json<Value>,
-) -> Response {
+async fn observation_update(State(s): S, Path(id): Path<String>, CBody(body): CBody) -> Response {
     let mut o = body_object(body);
     match id_of(&id) {
         Ok(id) => {
@@ -292,7 +310,7 @@ async fn unpin(State(s): S, Path(id): Path<String>) -> Response {
     }
 }
 
-async fn suggest_topic_key(State(s): S, Json(body): Json<Value>) -> Response {
+async fn suggest_topic_key(State(s): S, CBody(body): CBody) -> Response {
     tool(s, "mem_suggest_topic_key", body).await
 }
 
@@ -315,7 +333,7 @@ async fn timeline(State(s): S, Query(p): Params) -> Response {
     }
 }
 
-async fn prompt_save(State(s): S, Json(body): Json<Value>) -> Response {
+async fn prompt_save(State(s): S, CBody(body): CBody) -> Response {
     tool(s, "mem_save_prompt", body).await
 }
 
@@ -431,7 +449,7 @@ async fn review(State(s): S, Query(p): Params) -> Response {
     }
 }
 
-async fn mark_reviewed(State(s): S, Json(body): Json<Value>) -> Response {
+async fn mark_reviewed(State(s): S, CBody(body): CBody) -> Response {
     let mut o = body_object(body);
     o.insert("action".into(), json!("mark_reviewed"));
     tool(s, "mem_review", Value::Object(o)).await
@@ -496,7 +514,7 @@ async fn export(State(s): S) -> Response {
 
 /// `POST /import` with C's export JSON: stored as `import --from c-json` stores it, in one
 /// transaction; importing the same export again creates nothing.
-async fn import(State(s): S, Json(body): Json<Value>) -> Response {
+async fn import(State(s): S, CBody(body): CBody) -> Response {
     run(s, false, move |ctx| {
         if !body.is_object() || body.get("observations").is_none_or(|o| !o.is_array()) {
             return Err(ToolError::field(

@@ -427,7 +427,13 @@ fn c_observation(
         .map(str::to_string)
         .unwrap_or_else(|| format!("obs-{id}"));
     let created = time_of(o, "created_at").unwrap_or(now);
-    let uid = derived_uid(created, &format!("c:{sync_id}"));
+    // engram's own C-format export names its memories by their uid: importing that
+    // export back finds them instead of creating copies.
+    let uid = if ulid::Ulid::from_string(&sync_id).is_ok() && sync_id.len() == 26 {
+        sync_id.to_ascii_uppercase()
+    } else {
+        derived_uid(created, &format!("c:{sync_id}"))
+    };
     let ty = str_of(o, "type").unwrap_or("manual");
     let mut m = blank_memory(uid.clone(), content.to_string(), created);
     m.title = str_of(o, "title").map(str::to_string);

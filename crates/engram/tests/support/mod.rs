@@ -58,7 +58,23 @@ impl Mcp {
 
     /// [`Mcp::start`] with extra environment variables (`ENGRAM_RESOLVE=true`, …).
     pub fn start_with(home: &Path, args: &[&str], client: &str, env: &[(&str, &str)]) -> Mcp {
-        let mut child = command(home)
+        Mcp::spawn(command(home), args, client, env)
+    }
+
+    /// [`Mcp::start`] launched in `dir`, as a host launches it in the agent's project.
+    pub fn start_in(home: &Path, dir: &Path, args: &[&str], client: &str) -> Mcp {
+        let mut c = command(home);
+        c.current_dir(dir);
+        Mcp::spawn(c, args, client, &[])
+    }
+
+    fn spawn(
+        mut c: std::process::Command,
+        args: &[&str],
+        client: &str,
+        env: &[(&str, &str)],
+    ) -> Mcp {
+        let mut child = c
             .envs(env.iter().copied())
             .arg("mcp")
             .args(args)
