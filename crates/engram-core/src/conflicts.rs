@@ -30,6 +30,19 @@ pub struct Stated<'a> {
     pub active: bool,
 }
 
+impl<'a> Stated<'a> {
+    /// A memory as the check reads it.
+    pub fn of(m: &'a crate::Memory) -> Stated<'a> {
+        Stated {
+            id: m.id,
+            text: &m.content,
+            room: &m.room,
+            at: m.valid_from,
+            active: m.tier == crate::Tier::Active,
+        }
+    }
+}
+
 /// What [`newer_first`] decided.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Resolved {

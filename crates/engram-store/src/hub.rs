@@ -648,13 +648,7 @@ impl Store {
             scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.id.cmp(&a.1.id)));
             let stated: Vec<engram_core::conflicts::Stated<'_>> = scored
                 .iter()
-                .map(|(_, m)| engram_core::conflicts::Stated {
-                    id: m.id,
-                    text: &m.content,
-                    room: &m.room,
-                    at: m.valid_from,
-                    active: m.tier == engram_core::Tier::Active,
-                })
+                .map(|(_, m)| engram_core::conflicts::Stated::of(m))
                 .collect();
             let current = engram_core::conflicts::current(&stated);
             drop(stated);

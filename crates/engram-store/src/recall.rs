@@ -545,13 +545,7 @@ fn successors_first(hits: Vec<Hit>) -> Vec<Hit> {
 fn newer_first(kept: Vec<(RankedHit, &Memory)>, limit: usize) -> Vec<Hit> {
     let stated: Vec<engram_core::conflicts::Stated<'_>> = kept
         .iter()
-        .map(|(_, m)| engram_core::conflicts::Stated {
-            id: m.id,
-            text: &m.content,
-            room: &m.room,
-            at: m.valid_from,
-            active: m.tier == Tier::Active,
-        })
+        .map(|(_, m)| engram_core::conflicts::Stated::of(m))
         .collect();
     let resolved = engram_core::conflicts::newer_first(&stated);
     drop(stated);

@@ -358,15 +358,9 @@ fn c_type(m: &Memory) -> String {
         .unwrap_or_else(|| m.kind.to_string())
 }
 
-/// C's sync id of a memory: C's own (`obs-…`) when it came from C's database or chunks,
-/// so the ids a C user kept still name it; else the memory's uid.
+/// C's sync id of a memory (`engram_store::files::git_sync::sync_id`).
 pub(crate) fn sync_id_of(m: &Memory) -> String {
-    m.metadata
-        .get("c")
-        .and_then(|c| c.get("sync_id"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| m.uid.clone())
+    engram_store::files::git_sync::sync_id(m)
 }
 
 /// One of C's counters (`revision_count`, `duplicate_count`) as C had it when the memory

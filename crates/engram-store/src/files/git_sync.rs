@@ -212,8 +212,9 @@ fn in_folder(folder: &Path, manifest: &Manifest) -> Result<InFolder> {
     Ok(held)
 }
 
-/// A memory's C sync id: C's own when it came from C (or from a chunk), else its uid.
-fn sync_id(m: &Memory) -> String {
+/// A memory's C sync id: C's own (`obs-…`) when it came from C's database or chunks, so
+/// the ids a C user kept still name it; else its uid. compat-c's replies answer with it.
+pub fn sync_id(m: &Memory) -> String {
     m.metadata
         .get("c")
         .and_then(|c| c.get("sync_id"))
