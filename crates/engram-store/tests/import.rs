@@ -290,6 +290,9 @@ fn from_c_export_json() {
             .any(|m| m.kind == Kind::Preference && m.room == "api")
     );
     assert!(ms.iter().any(|m| m.kind == Kind::Fact && m.title.is_none()));
+    // C's personal scope is the user's own, across projects: the shared `common` room.
+    let personal = ms.iter().find(|m| m.content == "Port is 8080").unwrap();
+    assert_eq!(personal.room, "common", "{personal:?}");
     let again = import(&mut store, Source::CJson, &f);
     assert!(again.created.values().all(|n| *n == 0), "{again:?}");
 }

@@ -1111,3 +1111,47 @@ fn a_stdio_server_launched_in_a_project_writes_there() {
     );
     assert_eq!(project(&r), "common", "{r}");
 }
+
+/// C's refusals and scopes kept: an ended session does not start again, memories of two
+/// projects are not compared, and `mem_context` with no project reads the project a
+/// search with none searches (the newest open session's).
+#[test]
+fn cs_ended_sessions_cross_project_compares_and_context_follow_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    m.call(
+        "mem_session_start",
+        json!({"id": "s-a", "project": "alpha"}),
+    );
+    let a = m.call(
+        "mem_save",
+        json!({"title": "A", "content": "Alpha deploys from the main branch", "session_id": "s-a"}),
+    );
+    m.call("mem_session_end", json!({"id": "s-a"}));
+    let again = m.call(
+        "mem_session_start",
+        json!({"id": "s-a", "project": "alpha"}),
+    );
+    assert!(
+        again.to_string().contains("session_already_ended"),
+        "{again}"
+    );
+    m.call("mem_session_start", json!({"id": "s-b", "project": "beta"}));
+    let b = m.call(
+        "mem_save",
+        json!({"title": "B", "content": "Beta deploys from the release branch", "session_id": "s-b"}),
+    );
+    let compare = m.call(
+        "mem_compare",
+        json!({"memory_id_a": a["structuredContent"]["id"], "memory_id_b": b["structuredContent"]["id"],
+               "relation": "conflicts_with", "confidence": 0.9, "reasoning": "branches"}),
+    );
+    assert!(
+        compare.to_string().contains("one project only"),
+        "{compare}"
+    );
+    let ctx = m.call("mem_context", json!({}));
+    assert_eq!(ctx["structuredContent"]["project"], "beta", "{ctx}");
+}

@@ -116,7 +116,9 @@ pub(crate) fn c_context(
 
 fn mem_context(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: ContextArgs = parse(args)?;
-    let room = a.project.room(ctx)?;
+    // The project a search without one searches: what the agent reads first at session
+    // start and what it searches next agree.
+    let room = a.project.read_room(ctx)?;
     let (text, project, truncated) = c_context(
         ctx.store,
         room,
@@ -169,6 +171,20 @@ pub struct SessionStartArgs {
 
 fn mem_session_start(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: SessionStartArgs = parse(args)?;
+    // C refuses to start again a session that has ended.
+    if ctx
+        .store
+        .session(&a.id)?
+        .is_some_and(|s| s.ended_at.is_some())
+    {
+        return Err(super::c_error(
+            "id",
+            "session_already_ended",
+            format!("session {:?} has ended", a.id),
+            Vec::new(),
+            "start a new session with a new id",
+        ));
+    }
     let room = a.project.room(ctx)?;
     let dir = a.project.dir().map(|p| p.to_string_lossy().into_owned());
     let origin = Origin {

@@ -148,9 +148,21 @@ fn mem_compare(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             ),
         ));
     }
+    let (ida, idb) = (id_ref(a.memory_id_a)?, id_ref(a.memory_id_b)?);
+    // C compares memories of one project only.
+    let (ma, mb) = (ctx.store.get(&ida)?, ctx.store.get(&idb)?);
+    if ma.room != mb.room {
+        return Err(ToolError::field(
+            "memory_id_b",
+            format!(
+                "#{} is in project {:?} and #{} in {:?}: C compares memories of one project only",
+                ma.id, ma.room, mb.id, mb.room
+            ),
+        ));
+    }
     let j = ctx.store.compare(
-        &id_ref(a.memory_id_a)?,
-        &id_ref(a.memory_id_b)?,
+        &ida,
+        &idb,
         engram_store::maintain::Verdict {
             relation: a.relation,
             reason: Some(a.reasoning),

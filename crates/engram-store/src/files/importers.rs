@@ -439,6 +439,12 @@ fn c_observation(
     m.title = str_of(o, "title").map(str::to_string);
     m.kind = parse_kind(ty).unwrap_or(Kind::Fact);
     m.room = room_of(str_of(o, "project"));
+    // C's personal (and global) scope is the user's own, across projects: the shared
+    // `common` room, as C's writes with that scope land today (C's project is kept in
+    // the metadata).
+    if matches!(str_of(o, "scope"), Some("personal" | "global")) {
+        m.room = room::COMMON.to_string();
+    }
     m.topic_key = str_of(o, "topic_key").map(str::to_string);
     m.pinned = match o.get("pinned") {
         Some(Value::Bool(b)) => *b,
@@ -456,6 +462,7 @@ fn c_observation(
         "sync_id": sync_id,
         "type": ty,
         "scope": o.get("scope"),
+        "project": o.get("project"),
         "tool_name": o.get("tool_name"),
         "revision_count": o.get("revision_count"),
         "duplicate_count": o.get("duplicate_count"),
