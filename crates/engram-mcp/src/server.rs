@@ -98,7 +98,8 @@ impl Shared {
     }
 
     /// A stdio server's launch directory as the call's `cwd`, when the tool takes one, the
-    /// call names no project, room, cwd or directory, and that directory is a project (its
+    /// server has no `--room`, the call names no project, room, cwd or directory, and that
+    /// directory is a project (its
     /// `.engram/config.json`, git remote or root, or a `[room_paths]` entry). A host
     /// launches the server in the agent's project, so seed C's and seed B's writes and
     /// reads land there as in their own servers; a launch outside any project adds nothing.
@@ -108,7 +109,8 @@ impl Shared {
         mut args: serde_json::Value,
         config: &engram_core::Config,
     ) -> serde_json::Value {
-        let Some(dir) = &self.launch_dir else {
+        // The server's own `--room` (C's `--project`) comes first.
+        let (Some(dir), None) = (&self.launch_dir, &self.default_room) else {
             return args;
         };
         let takes_cwd = schema["properties"].get("cwd").is_some();
