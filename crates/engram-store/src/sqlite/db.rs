@@ -264,11 +264,15 @@ pub fn open_converting(path: &Path) -> Result<(Connection, Option<std::path::Pat
 /// A database with tables but not engram's (nor C's, which was set aside above) is some
 /// other program's: say so instead of failing on the first clashing `CREATE TABLE`.
 fn refuse_foreign(conn: &Connection, path: &Path) -> Result<()> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    // Both reads in one snapshot: another process creating this new store commits its
+    // tables and its `user_version` together, and two separate reads could see the version
+    // before that commit and the tables after it (a fresh store taken for a foreign one).
+    let snapshot = conn.unchecked_transaction()?;
+    let version: i64 = snapshot.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version != 0 {
         return Ok(());
     }
-    let mut stmt = conn.prepare(
+    let mut stmt = snapshot.prepare(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
          AND name NOT LIKE 'seed_c_%' ORDER BY name LIMIT 6",
     )?;
