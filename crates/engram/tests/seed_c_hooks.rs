@@ -33,6 +33,17 @@ fn hook(home: &Path, args: &[&str], input: Value) -> Option<Value> {
     (!text.trim().is_empty()).then(|| serde_json::from_str(text.trim()).expect("JSON"))
 }
 
+/// The prompts saved in session `id`, in order.
+fn prompts_of(home: &Path, id: &str) -> Vec<String> {
+    let db = rusqlite::Connection::open(home.join("engram.db")).unwrap();
+    db.prepare("SELECT content FROM prompts WHERE session_id = ?1 ORDER BY id")
+        .unwrap()
+        .query_map([id], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 fn session_row(home: &Path, id: &str) -> Option<(String, Option<String>)> {
     let db = rusqlite::Connection::open(home.join("engram.db")).unwrap();
     db.query_row(
@@ -187,14 +198,7 @@ fn first_prompt_gets_the_tool_search_bootstrap_and_prompts_are_saved() {
             .unwrap_or_default()
             .contains("ToolSearch")
     );
-    let db = rusqlite::Connection::open(home.join("engram.db")).unwrap();
-    let prompts: Vec<String> = db
-        .prepare("SELECT content FROM prompts WHERE session_id = 's-9' ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let prompts = prompts_of(&home, "s-9");
     assert_eq!(prompts, ["add a login page", "now the logout page"]);
 }
 
@@ -380,14 +384,7 @@ fn a_long_prompt_is_saved_in_parts_and_no_log_goes_through_a_link() {
         .unwrap();
     child.stdin.take().unwrap().write_all(b"not json").unwrap();
     assert!(child.wait().unwrap().success());
-    let db = rusqlite::Connection::open(home.join("engram.db")).unwrap();
-    let parts: Vec<String> = db
-        .prepare("SELECT content FROM prompts WHERE session_id = 's-long' ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let parts = prompts_of(&home, "s-long");
     assert!(parts.len() >= 2, "{} parts", parts.len());
     assert_eq!(parts.concat(), long, "the parts are exactly the prompt");
     assert_eq!(

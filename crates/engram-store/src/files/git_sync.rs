@@ -262,35 +262,8 @@ fn observation(m: &Memory) -> Value {
 }
 
 impl Store {
-    /// The memories of `room` (every room when `None`) a chunk would carry: everything but
-    /// the trash and superseded history, whose successors travel instead.
-    fn syncable(&self, room: Option<&str>) -> Result<Vec<Memory>> {
-        let mut out = Vec::new();
-        let mut after: Option<RowKey> = None;
-        loop {
-            let page = self
-                .reads()
-                .rows_after(Section::Memories, after.as_ref(), 1000)?;
-            for row in page.rows {
-                if let StoredRow::Memory { memory, .. } = row
-                    && !matches!(memory.tier, Tier::Trash | Tier::Superseded)
-                    && room.is_none_or(|r| memory.room == r)
-                {
-                    out.push(memory);
-                }
-            }
-            match page.next {
-                Some(k) => after = Some(k),
-                None => return Ok(out),
-            }
-        }
-    }
-
-    /// The C sync id of every memory this store holds, in any tier: C's own (`obs-…`) for
-    /// a memory that came from C's database or chunks, else its uid. A chunk's observation
-    /// already held is the same memory, whatever its chunk says of its times.
-    fn held_sync_ids(&self) -> Result<HashSet<String>> {
-        let mut out = HashSet::new();
+    /// Every memory the store holds, in pages of 1,000 (one page in memory at a time).
+    fn each_memory(&self, mut f: impl FnMut(Memory)) -> Result<()> {
         let mut after: Option<RowKey> = None;
         loop {
             let page = self
@@ -298,15 +271,40 @@ impl Store {
                 .rows_after(Section::Memories, after.as_ref(), 1000)?;
             for row in page.rows {
                 if let StoredRow::Memory { memory, .. } = row {
-                    out.insert(sync_id(&memory));
-                    out.insert(memory.uid);
+                    f(memory);
                 }
             }
             match page.next {
                 Some(k) => after = Some(k),
-                None => return Ok(out),
+                None => return Ok(()),
             }
         }
+    }
+
+    /// The memories of `room` (every room when `None`) a chunk would carry: everything but
+    /// the trash and superseded history, whose successors travel instead.
+    fn syncable(&self, room: Option<&str>) -> Result<Vec<Memory>> {
+        let mut out = Vec::new();
+        self.each_memory(|memory| {
+            if !matches!(memory.tier, Tier::Trash | Tier::Superseded)
+                && room.is_none_or(|r| memory.room == r)
+            {
+                out.push(memory);
+            }
+        })?;
+        Ok(out)
+    }
+
+    /// The C sync id of every memory this store holds, in any tier: C's own (`obs-…`) for
+    /// a memory that came from C's database or chunks, else its uid. A chunk's observation
+    /// already held is the same memory, whatever its chunk says of its times.
+    fn held_sync_ids(&self) -> Result<HashSet<String>> {
+        let mut out = HashSet::new();
+        self.each_memory(|memory| {
+            out.insert(sync_id(&memory));
+            out.insert(memory.uid);
+        })?;
+        Ok(out)
     }
 
     fn sync_state(&self) -> Result<Map<String, Value>> {
