@@ -20,8 +20,10 @@ pub const MAX_QUERY_BYTES: usize = 4 * 1024;
 /// Longest line of a JSON-lines import (1 MiB): one record per line, and a record holds at
 /// most 64 KiB of content and 16 KiB of metadata even with every character escaped.
 pub const MAX_IMPORT_LINE_BYTES: usize = 1024 * 1024;
-/// Largest import read as one JSON document (seed C's export), in bytes (256 MiB).
-pub const MAX_IMPORT_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
+/// Longest record of an import read as one JSON document (an observation, session, prompt
+/// or relation of seed C's export), in bytes (1 MiB, as a line of a JSON-lines import): the
+/// document itself streams and has no limit.
+pub const MAX_IMPORT_RECORD_BYTES: u64 = MAX_IMPORT_LINE_BYTES as u64;
 /// Largest Markdown file read from a folder (a B import, the vault), in bytes (16 MiB): a
 /// memory's file holds at most a few parts of text; past this it is skipped with a warning
 /// that names the limit, so a runaway file cannot fill memory.

@@ -26,9 +26,11 @@ fn export(store: &Store) -> Vec<Value> {
         .collect()
 }
 
+/// What `engram import` runs: the file streamed into the store.
 fn import(store: &mut Store, source: Source, path: &Path) -> engram_store::ImportReport {
-    let batch = importers::read(source, path, None, T0).unwrap();
-    store.import_batch(batch, &mut |_, _| {}).unwrap()
+    store
+        .import_file(source, path, None, &mut |_, _| {})
+        .unwrap()
 }
 
 fn all(store: &Store) -> Vec<engram_core::Memory> {
@@ -584,4 +586,154 @@ fn a_b_folder_skips_runaway_files_and_links_with_warnings() {
         r.warnings
     );
     assert!(all(&store).iter().all(|m| !m.content.contains("Outside")));
+}
+
+/// Records of every streamed format, `n` memories each, with one relation or link written
+/// before the memories it names (it waits for the end) and one after.
+fn streamed_fixtures(dir: &Path, n: usize) -> Vec<(Source, std::path::PathBuf)> {
+    use std::fmt::Write;
+    let at = "2026-09-21T00:00:00Z";
+    let mut a = String::new();
+    for i in 0..n {
+        let line = serde_json::json!({"id": i, "content": format!("A record {i}: host-{i} on port {}", 8000 + i), "created_at": at});
+        writeln!(a, "{line}").unwrap();
+    }
+    let mut m = String::new();
+    writeln!(
+        m,
+        r#"{{"type":"relation","from":"host-1","to":"host-2","relationType":"calls"}}"#
+    )
+    .unwrap();
+    for i in 0..n {
+        let line = serde_json::json!({"type": "entity", "name": format!("host-{i}"), "entityType": "server", "observations": [format!("Host {i} answers on port {}", 8000 + i)]});
+        writeln!(m, "{line}").unwrap();
+    }
+    writeln!(
+        m,
+        r#"{{"type":"relation","from":"host-3","to":"host-4","relationType":"calls"}}"#
+    )
+    .unwrap();
+    let obs: Vec<Value> = (0..n)
+        .map(|i| serde_json::json!({"id": i + 1, "sync_id": format!("obs-s{i}"), "type": "decision", "title": format!("T{i}"), "content": format!("C decision {i}: use port {}", 8000 + i), "project": "app", "created_at": at}))
+        .collect();
+    let rel = |id: usize, a: usize, b: usize| serde_json::json!({"id": id, "sync_id": format!("rel-s{id}"), "source_id": format!("obs-s{a}"), "target_id": format!("obs-s{b}"), "relation": "related", "judgment_status": "judged", "created_at": at});
+    let doc = serde_json::json!({
+        "version": "0.1",
+        "relations": [rel(1, 1, 2)],
+        "embeddings": ["x".repeat(3 << 20)],
+        "sessions": [{"id": "s1", "project": "app", "directory": "/w/app", "started_at": at}],
+        "observations": obs,
+        "prompts": [{"session_id": "s1", "content": "where is the port?", "project": "app", "created_at": at}],
+        "memory_relations": [rel(2, 3, 4)],
+    });
+    let db = dir.join("c.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE observations (id INTEGER PRIMARY KEY, sync_id TEXT, type TEXT, title TEXT, content TEXT, project TEXT, created_at TEXT);
+         CREATE TABLE memory_relations (id INTEGER PRIMARY KEY, sync_id TEXT, source_id TEXT, target_id TEXT, relation TEXT, judgment_status TEXT, created_at TEXT);",
+    )
+    .unwrap();
+    for o in &obs {
+        conn.execute(
+            "INSERT INTO observations (id, sync_id, type, title, content, project, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            rusqlite::params![o["id"].as_i64(), o["sync_id"].as_str(), o["type"].as_str(), o["title"].as_str(), o["content"].as_str(), o["project"].as_str(), at],
+        )
+        .unwrap();
+    }
+    conn.execute(
+        "INSERT INTO memory_relations VALUES (1, 'rel-s1', 'obs-s1', 'obs-s2', 'related', 'judged', ?1)",
+        [at],
+    )
+    .unwrap();
+    let files = [
+        (Source::AJsonl, "a.jsonl", a),
+        (Source::McpMemory, "memory.json", m),
+        (Source::CJson, "c.json", doc.to_string()),
+    ];
+    let mut out: Vec<_> = files
+        .into_iter()
+        .map(|(s, name, text)| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).unwrap();
+            (s, p)
+        })
+        .collect();
+    out.push((Source::CDb, db));
+    out
+}
+
+/// Every importer of a file streams (`engram import`): 2,500 memories of each format are
+/// stored a chunk at a time (the progress is told once per chunk), every one of them, a
+/// relation read before its memories is stored at the end, a large list that is not C's is
+/// skipped without being held, and importing again adds nothing.
+#[test]
+fn every_file_importer_streams_in_chunks_and_adds_nothing_again() {
+    let files = tempfile::tempdir().unwrap();
+    for (source, path) in streamed_fixtures(files.path(), 2500) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(dir.path());
+        let mut steps = 0;
+        let report = store
+            .import_file(source, &path, None, &mut |_, _| steps += 1)
+            .unwrap();
+        assert_eq!(
+            report.created_count("memories"),
+            2500,
+            "{source:?}: {report:?}"
+        );
+        assert!(steps >= 3, "{source:?}: read in chunks, {steps} steps");
+        assert!(
+            report.warnings.is_empty(),
+            "{source:?}: {:?}",
+            report.warnings
+        );
+        let links = match source {
+            Source::AJsonl => 0,
+            Source::CDb => 1,
+            _ => 2,
+        };
+        assert_eq!(
+            report.created_count("links"),
+            links,
+            "{source:?}: {report:?}"
+        );
+        let again = store
+            .import_file(source, &path, None, &mut |_, _| {})
+            .unwrap();
+        assert_eq!(again.skipped_count("memories"), 2500, "{source:?}");
+        assert!(
+            again.created.values().all(|n| *n == 0),
+            "{source:?}: {again:?}"
+        );
+    }
+}
+
+/// A record of C's export over the per-record limit fails the import, naming the record
+/// and the limit, and stores nothing; a document that is not an object is refused.
+#[test]
+fn a_c_export_record_over_the_limit_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let big = "y".repeat(engram_core::limits::MAX_IMPORT_RECORD_BYTES as usize + 10);
+    let doc = serde_json::json!({"observations": [
+        {"id": 1, "sync_id": "obs-1", "content": "fits", "project": "app"},
+        {"id": 2, "sync_id": "obs-2", "content": big, "project": "app"},
+    ]});
+    let path = dir.path().join("c.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let err = store
+        .import_file(Source::CJson, &path, None, &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("observations[1]") && err.contains("bytes per record"),
+        "{err}"
+    );
+    assert!(all(&store).is_empty(), "all or nothing");
+    std::fs::write(&path, "[1, 2]").unwrap();
+    let err = store
+        .import_file(Source::CJson, &path, None, &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("seed C's export"), "{err}");
 }

@@ -4,7 +4,7 @@
 use crate::cli::{ExportArgs, ImportArgs};
 use crate::output;
 use engram_store::Store;
-use engram_store::importers::{self, Source};
+use engram_store::importers::Source;
 use std::io::IsTerminal;
 
 /// A progress bar on stderr, hidden when stderr is not a terminal or output is JSON.
@@ -195,23 +195,8 @@ pub fn export(store: &Store, a: ExportArgs, json: bool) -> anyhow::Result<()> {
 pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()> {
     let source = Source::parse(&a.from)?;
     let bar = progress("importing", json);
-    let report = if matches!(source, Source::Engram) {
-        // engram's own format streams: one chunk in memory at a time.
-        let path = a.file.clone();
-        let mut open = || -> engram_store::Result<(Box<dyn std::io::Read>, u64)> {
-            let io = |source| engram_store::Error::Io {
-                path: path.clone(),
-                source,
-            };
-            let f = std::fs::File::open(&path).map_err(io)?;
-            let len = f.metadata().map_err(io)?.len();
-            Ok((Box::new(f), len))
-        };
-        store.import_jsonl(&mut open, a.room.as_deref(), &mut tick(&bar))?
-    } else {
-        let batch = importers::read(source, &a.file, a.room.as_deref(), store.now())?;
-        store.import_batch(batch, &mut tick(&bar))?
-    };
+    // Streamed (one chunk in memory at a time) for every source but seed B's folder.
+    let report = store.import_file(source, &a.file, a.room.as_deref(), &mut tick(&bar))?;
     bar.finish_and_clear();
     for w in &report.warnings {
         eprintln!("warning: {w}");

@@ -5,7 +5,7 @@
 //! The transaction may run more than once ([`crate::storage::Backend::write`]), so the
 //! report is built afresh inside it and leaves only with the committed run.
 
-use super::jsonl::{ChunkReader, Late};
+use super::jsonl::{Chunk, ChunkReader, Late};
 use super::*;
 use std::collections::HashSet;
 
@@ -50,13 +50,13 @@ impl Store {
     }
 }
 
-/// Memories read and applied per chunk of a streamed import.
-const CHUNK_MEMORIES: usize = 1000;
+/// Memories (or other records) read and applied per chunk of a streamed import.
+pub(crate) const CHUNK_MEMORIES: usize = 1000;
 
 /// A reader that counts the bytes read through it, for an import's progress.
-struct Counted<R> {
-    inner: R,
-    read: std::rc::Rc<std::cell::Cell<u64>>,
+pub(crate) struct Counted<R> {
+    pub inner: R,
+    pub read: std::rc::Rc<std::cell::Cell<u64>>,
 }
 
 impl<R: std::io::Read> std::io::Read for Counted<R> {
@@ -66,6 +66,14 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
         Ok(n)
     }
 }
+
+/// The receiver of a streamed import's chunks, with the import's progress after each one
+/// (bytes or rows read, and the total).
+pub(crate) type Sink<'s> = dyn FnMut(Chunk, (u64, u64)) -> Result<()> + 's;
+
+/// A streamed import's source: reads it from its start and hands each chunk to the sink.
+/// It may be called more than once (the backend may run the transaction again).
+pub(crate) type Feed<'f> = dyn FnMut(&mut Sink<'_>) -> Result<()> + 'f;
 
 impl Store {
     /// Imports engram's JSONL export streamed: read and applied a chunk of
@@ -82,10 +90,7 @@ impl Store {
         room: Option<&str>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<ImportReport> {
-        let room = room.map(engram_core::room::normalize_room).transpose()?;
-        let actr = self.config.actr;
-        let now = self.now();
-        self.write(|tx| {
+        let mut feed = |sink: &mut Sink<'_>| -> Result<()> {
             let (input, total) = open()?;
             let read = std::rc::Rc::new(std::cell::Cell::new(0));
             let counted = Counted {
@@ -94,11 +99,37 @@ impl Store {
             };
             let mut input = std::io::BufReader::with_capacity(1 << 16, counted);
             let mut chunks = ChunkReader::new(&mut input);
+            loop {
+                let chunk = chunks.next_chunk(CHUNK_MEMORIES)?;
+                let done = chunk.done;
+                sink(chunk, (read.get(), total))?;
+                if done {
+                    return Ok(());
+                }
+            }
+        };
+        self.import_stream(&mut feed, room, progress)
+    }
+
+    /// Stores what `feed` reads, a chunk at a time, in one transaction (all or nothing):
+    /// each chunk is redacted and split like [`Store::import_batch`]'s whole batch, its
+    /// memories stored first; history rows naming a memory of an earlier chunk are stored
+    /// when this import created it, and links and judgments whose memories are not stored
+    /// yet wait for the end.
+    pub(crate) fn import_stream(
+        &mut self,
+        feed: &mut Feed<'_>,
+        room: Option<&str>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<ImportReport> {
+        let room = room.map(engram_core::room::normalize_room).transpose()?;
+        let actr = self.config.actr;
+        let now = self.now();
+        self.write(|tx| {
             let mut report = ImportReport::default();
             let mut created: HashSet<MemoryId> = HashSet::new();
             let mut waiting = (Vec::new(), Vec::new());
-            loop {
-                let mut chunk = chunks.next_chunk(CHUNK_MEMORIES)?;
+            let mut sink = |mut chunk: Chunk, at: (u64, u64)| -> Result<()> {
                 super::redact_records(&mut chunk.batch);
                 crate::parts::split_long_imports(&mut chunk.batch);
                 if let Some(r) = &room {
@@ -118,11 +149,10 @@ impl Store {
                 import_judgments(tx, &judgments, &mut report)?;
                 import_sessions(tx, &b.sessions, &mut report)?;
                 import_prompts(tx, &b.prompts, &mut report)?;
-                progress(read.get(), total);
-                if chunk.done {
-                    break;
-                }
-            }
+                progress(at.0, at.1);
+                Ok(())
+            };
+            feed(&mut sink)?;
             import_links(tx, &waiting.0, &mut report)?;
             import_judgments(tx, &waiting.1, &mut report)?;
             Ok(report)

@@ -21,8 +21,9 @@ mod export;
 mod import;
 mod jsonl;
 
-pub(crate) use jsonl::capped_lines;
+pub(crate) use import::{CHUNK_MEMORIES, Counted, Sink};
 pub use jsonl::read_jsonl;
+pub(crate) use jsonl::{Chunk, capped_lines};
 
 /// The version of engram's export format written in the header line.
 pub const EXPORT_FORMAT_VERSION: i64 = 1;
