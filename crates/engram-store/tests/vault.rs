@@ -577,3 +577,27 @@ fn a_symlinked_file_is_named_in_the_warnings() {
     );
     assert_eq!(report.created, 0, "{report:?}");
 }
+
+/// The vault folder itself may be a link (to a synced folder, say): writes and scans both
+/// go through it, so every memory's file is written there, and neither the start-up check
+/// nor a reindex takes any of them for deleted.
+#[test]
+fn a_vault_folder_that_is_itself_a_link_is_used_alike_by_writes_and_scans() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(target.path(), dir.path().join("memories")).unwrap();
+    let mut store = open(dir.path());
+    let ids = populate(&mut store);
+    let before = snapshot(&store);
+    for id in &ids {
+        let m = store.get(&IdRef::Id(*id)).unwrap();
+        assert!(file_of(target.path(), &m.uid).starts_with(target.path()));
+    }
+    drop(store);
+    let mut store = open(dir.path());
+    let (_, msg) = store.vault_startup(&mut |_, _| {}).unwrap();
+    assert!(msg.is_none(), "{msg:?}");
+    let report = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(report.trashed, 0, "{report:?}");
+    assert_eq!(snapshot(&store), before);
+}

@@ -89,7 +89,11 @@ fn recall(a: BenchRecallArgs, as_json: bool) -> anyhow::Result<()> {
         None => Store::open(&dir.path().join("engram.db"), config.clone())?,
         Some(url) => empty_server_store(url, &config, dir.path())?,
     };
-    let model = if a.lexical { None } else { bench_model()? };
+    let mut model = if a.lexical { None } else { bench_model()? };
+    if let (Some(m), Some(path)) = (&model, &a.vector_cache) {
+        let cached = crate::bench_vectors::CachedEmbedder::open(m.clone(), path)?;
+        model = Some(std::sync::Arc::new(cached));
+    }
     let model_id = model.as_ref().map(|m| m.model_id().to_string());
     store.set_embedder(model.clone());
     let mut rng = Rng(a.seed.max(1));

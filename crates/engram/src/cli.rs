@@ -506,6 +506,10 @@ pub struct BenchRecallArgs {
     /// default: the configured one. Each is built and timed on the same store.
     #[arg(long)]
     pub quantizations: Option<String>,
+    /// Keep the model's vectors of the synthetic memories in FILE and reuse them on the
+    /// next run (queries are always embedded by the model as they are timed).
+    #[arg(long, value_name = "FILE")]
+    pub vector_cache: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug)]

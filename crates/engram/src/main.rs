@@ -12,6 +12,7 @@ mod bench_hook;
 mod bench_load;
 mod bench_locomo;
 mod bench_resolve;
+mod bench_vectors;
 mod cli;
 mod commands;
 mod doctor;
@@ -85,7 +86,7 @@ fn main() -> ExitCode {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::from(1),
                 Err(e) => {
-                    eprintln!("error: {e:#}");
+                    eprintln!("error: {}", describe(&e));
                     ExitCode::from(1)
                 }
             };
@@ -104,12 +105,12 @@ fn main() -> ExitCode {
                 .downcast_ref::<engram_store::Error>()
                 .and_then(|s| s.field())
                 .or_else(|| e.downcast_ref::<engram_core::InputError>().map(|i| i.field));
+            let message = describe(&e);
             if json {
-                let v =
-                    serde_json::json!({ "error": { "message": format!("{e:#}"), "field": field } });
+                let v = serde_json::json!({ "error": { "message": message, "field": field } });
                 println!("{v}");
             }
-            eprintln!("error: {e:#}");
+            eprintln!("error: {message}");
             if caller {
                 ExitCode::from(2)
             } else {
@@ -214,4 +215,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context(a) => commands::context(a, cwd, json)?,
     }
     Ok(())
+}
+
+/// An error with its causes, each cause added only when the message does not already say
+/// it: engram's errors quote their cause (`path: No such file …`), and anyhow's chain would
+/// say it twice.
+fn describe(e: &anyhow::Error) -> String {
+    let mut message = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !message.contains(&c) {
+            message = format!("{message}: {c}");
+        }
+    }
+    message
 }

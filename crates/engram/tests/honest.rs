@@ -702,3 +702,20 @@ fn pipelined_stdio_calls_run_in_order_and_every_reply_comes_back() {
         replies[32]
     );
 }
+
+/// An error says its cause once: a missing import file is named with the system's reason,
+/// not with the reason twice (`(os error 2): No such file or directory (os error 2)`).
+#[test]
+fn an_error_states_its_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    for from in ["engram", "a-jsonl", "c-json"] {
+        let out = command(dir.path())
+            .args(["import", "--from", from, "/nonexistent/file.jsonl"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{from}: {err}");
+        assert!(err.contains("/nonexistent/file.jsonl"), "{from}: {err}");
+        assert_eq!(err.matches("os error 2").count(), 1, "{from}: {err}");
+    }
+}

@@ -132,7 +132,7 @@ impl CReader {
         if !self.any_list {
             let known = ["observations", "sessions", "prompts", "user_prompts"];
             batch.warn(format!(
-                "the source has none of {}: it is not seed C's data",
+                "the source has none of {}: it is not seed C's export or database",
                 known.map(|k| format!("`{k}`")).join(", ")
             ));
         }
