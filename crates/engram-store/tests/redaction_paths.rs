@@ -257,13 +257,29 @@ fn import_and_hand_edited_vault_files_redact() {
     );
     assert_clean(dir.path(), &mut store);
 
-    // A folder made by hand whose name holds a token: its file moves to the clean folder
-    // and the folder goes.
-    let folder = dir.path().join("memories").join(format!("team-{TOKEN}"));
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("wiki.md"), "The wiki lives on the intranet.\n").unwrap();
-    store.reindex_vault(&mut |_, _| {}).unwrap();
-    assert!(!folder.exists(), "the folder kept its name");
+    // A folder made by hand whose name holds a token (alone, or in a longer name): its
+    // file moves to the clean folder and the folder goes, and no emptied folder is left.
+    for name in [format!("team-{TOKEN}"), TOKEN.to_string()] {
+        let folder = dir.path().join("memories").join(&name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(format!("{}.md", name.len())),
+            "The wiki lives on the intranet.\n",
+        )
+        .unwrap();
+        store.reindex_vault(&mut |_, _| {}).unwrap();
+        assert!(!folder.exists(), "the folder kept its name");
+        for e in std::fs::read_dir(dir.path().join("memories")).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                assert!(
+                    std::fs::read_dir(&p).unwrap().next().is_some(),
+                    "{} is left empty",
+                    p.display()
+                );
+            }
+        }
+    }
     assert!(
         everything_on_disk(dir.path()).contains("lives on the intranet"),
         "the memory's file is gone"

@@ -20,6 +20,8 @@ struct Pass<'a> {
     claimed: HashSet<String>,
     /// Memories whose file is written again from the row at the end.
     rerender: Vec<MemoryId>,
+    /// Folders that [`Pass::clean_name`] moved files into.
+    moved_into: Vec<PathBuf>,
     /// Links each applied file lists: (source memory, file, links).
     link_todo: Vec<(MemoryId, PathBuf, Vec<LinkRef>)>,
 }
@@ -76,6 +78,7 @@ impl Store {
                 claimed: HashSet::new(),
                 rerender: Vec::new(),
                 link_todo: Vec::new(),
+                moved_into: Vec::new(),
             };
             for rel in links {
                 pass.report.warnings.push(VaultWarning {
@@ -322,12 +325,9 @@ impl Pass<'_> {
             path: from.clone(),
             source,
         })?;
-        let mut dir = from.parent();
-        while let Some(d) = dir.filter(|d| d.starts_with(self.root) && *d != self.root) {
-            if std::fs::remove_dir(d).is_err() {
-                break;
-            }
-            dir = d.parent();
+        remove_empty_folders(self.root, from.parent());
+        if let Some(parent) = to.parent() {
+            self.moved_into.push(parent.to_path_buf());
         }
         forget_file(self.tx, rel)?;
         Ok(Some(clean))
@@ -436,8 +436,25 @@ impl Pass<'_> {
         }
         self.report.synced.written += sync.written;
         self.report.synced.removed += sync.removed;
+        // A file renamed out of a secret's folder may have been written again in its kind's
+        // folder: the clean folder it passed through goes when it is left empty.
+        for dir in std::mem::take(&mut self.moved_into) {
+            remove_empty_folders(self.root, Some(&dir));
+        }
         let top = max_seq(self.tx)?;
         meta_set(self.tx, "vault_seq", &top.to_string())?;
         Ok(self.report)
+    }
+}
+
+/// Removes `dir` and the folders above it that are empty, up to (not including) the vault
+/// root; stops at the first that is not empty.
+fn remove_empty_folders(root: &Path, dir: Option<&Path>) {
+    let mut dir = dir;
+    while let Some(d) = dir.filter(|d| d.starts_with(root) && *d != root) {
+        if std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
     }
 }
