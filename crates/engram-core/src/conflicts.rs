@@ -67,6 +67,14 @@ pub fn conflict(a: &Stated<'_>, ra: &Reading, b: &Stated<'_>, rb: &Reading) -> b
         )
 }
 
+/// Whether two memories state one subject's one slot with other values ([`conflict`]),
+/// for callers that hold two memories rather than a ranked list: consolidation never folds
+/// such a pair into one, whatever their words share ("My editor is Vim" / "… Helix").
+pub fn memories_conflict(a: &crate::Memory, b: &crate::Memory) -> bool {
+    let (sa, sb) = (Stated::of(a), Stated::of(b));
+    conflict(&sa, &subject::read(sa.text), &sb, &subject::read(sb.text))
+}
+
 /// Orders conflicting hits newest first within the places they hold and names, for each
 /// hit, the others it conflicts with. `hits` is in ranked order. Hits that conflict
 /// through a third one (Jest, then Vitest, then Jest again) form one group, ordered by

@@ -207,6 +207,20 @@ impl Store {
     /// Greedy clusters of active memories in `room` (of `kind`, when given) whose members
     /// are at least `threshold` close to the cluster's first member and do not contradict
     /// it. Ids in ascending order seed clusters (B's algorithm); clusters have ≥ 2 members.
+    /// Pairs of `members` that a supersession or a conflict ever linked (an undone
+    /// supersession keeps its link as history): the user or the write path judged them two
+    /// different statements, so consolidation never folds one into the other.
+    fn judged_apart(&self, members: &[Memory]) -> Result<HashSet<(MemoryId, MemoryId)>> {
+        let ids: Vec<MemoryId> = members.iter().map(|m| m.id).collect();
+        Ok(self
+            .reads()
+            .links_among(&ids)?
+            .into_iter()
+            .filter(|l| matches!(l.kind, LinkKind::Supersedes | LinkKind::ConflictsWith))
+            .map(|l| (l.src.min(l.dst), l.src.max(l.dst)))
+            .collect())
+    }
+
     fn similar_clusters(
         &mut self,
         room: &str,
@@ -236,6 +250,7 @@ impl Store {
                 self.config.consolidate_lexical + 0.1,
             ),
         };
+        let judged_apart = self.judged_apart(&members)?;
         let mut used: HashSet<MemoryId> = HashSet::new();
         let mut clusters = Vec::new();
         for m in &members {
@@ -269,7 +284,9 @@ impl Store {
                     || n.sim.cosine.is_some_and(|c| c >= cos_min);
                 let at_odds = engram_core::contradiction::detect(&m.content, &n.memory.content)
                     .is_some()
-                    || engram_core::contradiction::detect(&n.memory.content, &m.content).is_some();
+                    || engram_core::contradiction::detect(&n.memory.content, &m.content).is_some()
+                    || engram_core::conflicts::memories_conflict(m, &n.memory)
+                    || judged_apart.contains(&(m.id.min(id), m.id.max(id)));
                 // Two releases, invoices or tickets that differ only in their identifiers are
                 // two things, as on the write path: folding one into the other would lose it.
                 let two_things =

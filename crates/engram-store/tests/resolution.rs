@@ -739,3 +739,41 @@ fn candidate_clusters_for_the_agent() {
     assert_eq!(f.tier(e1), Tier::Archived);
     assert!(f.store.consolidation_candidates(None).unwrap().is_empty());
 }
+
+/// Two statements of one slot with other values are never folded into one, and neither
+/// is a pair the user took apart with `unsupersede`: maintenance leaves both active.
+#[test]
+fn consolidation_never_folds_a_slots_two_values_or_an_undone_supersession() {
+    let mut f = Fixture::new();
+    let config = Config {
+        consolidate_lexical: 0.3,
+        ..Config::default()
+    };
+    let dir = f._dir.path().join("slots");
+    std::fs::create_dir_all(&dir).unwrap();
+    f.store = support::open_in(&dir, config);
+    let vim = f.put("My editor is Vim").id;
+    let helix = f.put("My editor is Helix").id;
+    assert_eq!(
+        f.tier(vim),
+        Tier::Superseded,
+        "the write path supersedes the old value"
+    );
+    f.store.unsupersede(&IdRef::Id(vim)).unwrap();
+    assert_eq!(f.tier(vim), Tier::Active);
+    let raw = |f: &mut Fixture, c: &str| {
+        f.put_with(RememberRequest {
+            content: c.into(),
+            resolve: Some(false),
+            ..Default::default()
+        })
+        .id
+    };
+    let tabs = raw(&mut f, "The billing service uses Jest for its tests");
+    let spaces = raw(&mut f, "The billing service uses Vitest for its tests");
+    let r = f.store.maintain(false).unwrap();
+    assert!(r.consolidated.is_empty(), "{r:?}");
+    for id in [vim, helix, tabs, spaces] {
+        assert_eq!(f.tier(id), Tier::Active, "#{id}");
+    }
+}
