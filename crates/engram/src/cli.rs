@@ -241,6 +241,10 @@ pub struct ImportArgs {
     /// Put every imported memory in this room.
     #[arg(long)]
     pub room: Option<String>,
+    /// Leave the imported memories without vectors (a server, or `engram reindex`, fills
+    /// them later); by default they are embedded with the configured model at once.
+    #[arg(long)]
+    pub no_embed: bool,
 }
 
 #[derive(Args, Debug)]

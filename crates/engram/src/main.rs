@@ -203,7 +203,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Reindex => commands::reindex(json)?,
         Command::Export(a) => vault_cli::export(&open::open_store()?, a, json)?,
-        Command::Import(a) => vault_cli::import(&mut open::open_store()?, a, json)?,
+        Command::Import(a) => {
+            let mut store = if a.no_embed {
+                open::open_store()?
+            } else {
+                open::open_store_with_model()?
+            };
+            vault_cli::import(&mut store, a, json)?
+        }
         Command::Bench(b) => bench::run(b, json)?,
         Command::Model(m) => models::run(m, json)?,
         Command::Team(t) => team_cli::run(t, json)?,

@@ -218,6 +218,8 @@ pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()
         );
     }
     sync(store);
+    let mut report = report;
+    report.embedded = embed_imported(store, &report, a.no_embed, json)?;
     output::value(&report, json, |r| {
         let kinds: std::collections::BTreeSet<&str> =
             r.created.keys().chain(r.skipped.keys()).copied().collect();
@@ -231,11 +233,34 @@ pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()
                 )
             })
             .collect();
+        let vectors = match r.embedded {
+            Some(n) => format!("; {n} memories embedded"),
+            None if r.created_count("memories") > 0 => "; not embedded: recall by meaning finds them once a server or `engram reindex` has given them vectors".into(),
+            None => String::new(),
+        };
         if parts.is_empty() {
             "nothing to import".to_string()
         } else {
-            format!("imported {}", parts.join("; "))
+            format!("imported {}{vectors}", parts.join("; "))
         }
     });
     Ok(())
+}
+
+/// Gives the memories an import created vectors of the configured model, so that recall by
+/// meaning finds them at once (before, they waited for a server's background fill and were
+/// searched by words only). `None`: no model loaded, `--no-embed`, or nothing created.
+fn embed_imported(
+    store: &mut Store,
+    report: &engram_store::ImportReport,
+    no_embed: bool,
+    json: bool,
+) -> anyhow::Result<Option<usize>> {
+    if no_embed || store.embedder().is_none() || report.created_count("memories") == 0 {
+        return Ok(None);
+    }
+    let bar = progress("embedding", json);
+    let n = store.embed_missing(|n| bar.inc(n as u64))?;
+    bar.finish_and_clear();
+    Ok(Some(n))
 }

@@ -479,3 +479,68 @@ fn reindex_embeds_and_builds_the_vector_index_past_the_threshold() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["hits"][0]["id"], ids[0], "found by meaning: {r}");
 }
+
+/// `engram import` gives what it imported vectors of the configured model, so the next
+/// recall finds it by meaning (before, imported memories waited for a server's background
+/// fill and were searched by words only, with nothing saying so); `--no-embed` leaves them
+/// and the report says so.
+#[test]
+fn import_embeds_what_it_imported_unless_told_not_to() {
+    let model = std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    let file = h.join("memory.json");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"type":"entity","name":"Alice","entityType":"person","observations":["Alice owns the billing service"]}"#,
+            "\n",
+            r#"{"type":"entity","name":"Office","entityType":"place","observations":["The office coffee machine is on the third floor"]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let with_model = |args: &[&str]| {
+        command(h)
+            .env("ENGRAM_MODEL", &model)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("engram runs")
+    };
+    let report = with_model(&[
+        "--json",
+        "import",
+        "--from",
+        "mcp-memory",
+        file.to_str().unwrap(),
+    ]);
+    let r: Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(r["created"]["memories"], 2, "{r}");
+    assert_eq!(r["embedded"], 2, "{r}");
+    let stats: Value = serde_json::from_slice(&with_model(&["stats", "--json"]).stdout).unwrap();
+    assert_eq!(stats["embeddings"]["embedded"], 2, "{stats}");
+    let out = with_model(&["recall", "who is responsible for invoicing", "--json"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        r["hits"][0]["content"], "Alice owns the billing service",
+        "{r}"
+    );
+
+    let other = tempfile::tempdir().unwrap();
+    let out = command(other.path())
+        .env("ENGRAM_MODEL", &model)
+        .args(["import", "--from", "mcp-memory", "--no-embed"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("not embedded"), "{said}");
+}

@@ -103,6 +103,11 @@ pub struct ImportReport {
     /// At most [`MAX_WARNINGS`] warnings word for word; `warnings_omitted` counts the rest.
     pub warnings: Vec<String>,
     pub warnings_omitted: usize,
+    /// Memories given a vector of the loaded model after the import (the CLI embeds what it
+    /// imported, so recall by meaning finds it at once); `None` when nothing was embedded
+    /// here (no model, or `--no-embed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedded: Option<usize>,
 }
 
 impl ImportReport {
