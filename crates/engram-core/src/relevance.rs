@@ -29,7 +29,11 @@ impl Match {
         match self {
             Match::Good => None,
             Match::Weak => Some("weak match: no memory holds most of the query"),
-            Match::None => Some("no good match: nothing stored is about this query"),
+            // A verdict from a calibrated scale, not proof: a right answer worded far from
+            // the question can land here, so the hits are offered as guesses, not denied.
+            Match::None => Some(
+                "no good match: no memory is clearly about this query; any hits below are guesses",
+            ),
         }
     }
 }

@@ -314,11 +314,19 @@ fn model_rows(
     let embedder = match crate::models::load(home, config) {
         Ok(Some(e)) => e,
         Ok(None) => {
+            // A folder the user named that holds no model is a mistake to fix (NG); a model
+            // by name not pulled yet is a choice still to make.
+            let status = if crate::models::names_a_folder(name) {
+                Status::Ng
+            } else {
+                Status::Na
+            };
+            let advice = crate::models::missing_model_advice(name);
             row(
                 rows,
                 "model",
-                Status::Na,
-                format!("{name} not installed: recall is lexical (`engram model pull {name}`)"),
+                status,
+                format!("{advice}: recall is lexical"),
             );
             return;
         }

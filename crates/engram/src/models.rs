@@ -35,6 +35,25 @@ pub fn load(
     }
 }
 
+/// Whether a configured model names a folder on disk rather than a model by name.
+pub(crate) fn names_a_folder(name: &str) -> bool {
+    name.contains('/') || name.contains('\\') || name.starts_with('.') || name.starts_with('~')
+}
+
+/// What to do about a configured model that is not there: a name is pulled, a folder must
+/// hold the model's files (pulling a path means nothing).
+pub fn missing_model_advice(name: &str) -> String {
+    if names_a_folder(name) {
+        format!(
+            "model folder {name:?} holds no model: it must contain config.json, tokenizer.json and model.safetensors (a sentence-transformers model as published); fix the path in ENGRAM_MODEL or `model` in config.toml"
+        )
+    } else {
+        format!(
+            "model {name:?} is not installed: run `engram model pull {name}` (or set ENGRAM_MODEL to a model folder)"
+        )
+    }
+}
+
 /// Why search is lexical, for `stats` and `doctor`: `None` when a model is loaded.
 pub fn lexical_reason(home: &Home, config: &engram_core::Config) -> Option<String> {
     let name = config.model.trim();
@@ -44,9 +63,7 @@ pub fn lexical_reason(home: &Home, config: &engram_core::Config) -> Option<Strin
     match CandleEmbedder::open(&models_dir(home), name, EmbedOptions::default()) {
         Ok(_) => None,
         Err(engram_embed::Error::NotInstalled { .. })
-        | Err(engram_embed::Error::UnknownModel { .. }) => Some(format!(
-            "model {name:?} is not installed: run `engram model pull {name}` (or set ENGRAM_MODEL to a model folder)"
-        )),
+        | Err(engram_embed::Error::UnknownModel { .. }) => Some(missing_model_advice(name)),
         Err(e) => Some(format!("model {name:?} cannot be loaded: {e}")),
     }
 }
@@ -69,8 +86,22 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
                     .collect();
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
+                let model = config.model.trim();
+                if names_a_folder(model)
+                    && !entries.iter().any(|e| e.path.to_string_lossy() == model)
+                {
+                    // A folder outside the model cache is listed too: it is what is in use.
+                    let state = if engram_embed::installed(std::path::Path::new(model)) {
+                        "a folder on disk"
+                    } else {
+                        "a folder that holds no model"
+                    };
+                    println!("* {model}  ({state})");
+                }
                 for e in &entries {
-                    let mark = if e.spec.name == config.model {
+                    let mark = if e.spec.name == config.model
+                        || e.path.to_string_lossy() == config.model
+                    {
                         "*"
                     } else {
                         " "

@@ -254,3 +254,39 @@ fn doctor_notices_seed_a_data_and_prints_the_import_commands() {
         "{detail}"
     );
 }
+
+/// A model folder that holds no model is a mistake `doctor` calls NG, naming the files a
+/// folder needs (never advising to "pull" a path); `model list` stars the folder in use.
+#[test]
+fn a_model_folder_that_holds_no_model_is_named_with_what_it_needs() {
+    let home = Home::new("");
+    let missing = home.root.join("no-such-model");
+    let run = |model: &Path, args: &[&str]| {
+        let mut c = support::clean_engram();
+        c.env("HOME", home.root.parent().unwrap().join("home"))
+            .env("ENGRAM_HOME", &home.root)
+            .env("ENGRAM_MODEL", model)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&missing, &["doctor", "--json"]);
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (st, detail) = status(&d, "model");
+    assert_eq!(st, "NG", "{detail}");
+    assert!(
+        detail.contains("model.safetensors") && !detail.contains("model pull"),
+        "{detail}"
+    );
+    let list = run(&missing, &["model", "list"]);
+    let text = String::from_utf8_lossy(&list.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("no-such-model"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.starts_with('*') && line.contains("holds no model"),
+        "{line}"
+    );
+}
