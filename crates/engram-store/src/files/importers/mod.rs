@@ -14,6 +14,7 @@
 mod mcp_memory;
 mod seed_a;
 mod seed_b;
+mod seed_b_index;
 mod seed_c;
 mod seed_c_json;
 mod stream;

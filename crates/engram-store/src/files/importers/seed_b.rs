@@ -92,5 +92,10 @@ pub(super) fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
         }
         batch.memories.push(ImportedMemory::new(m));
     }
+    // B's usage history and its links live in its index, not in the files.
+    if let Some(db) = super::seed_b_index::find_index(dir) {
+        let index = super::seed_b_index::read_index(&db, &mut batch)?;
+        super::seed_b_index::apply(index, &mut batch);
+    }
     Ok(batch)
 }

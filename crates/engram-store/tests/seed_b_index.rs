@@ -1,0 +1,171 @@
+//! Seed B's `index.db` carried by `engram import --from b`: usage events with their
+//! original times and the links B keeps only in its index, imported once.
+
+mod support;
+use engram_core::{Config, Millis};
+use engram_store::Store;
+use engram_store::importers::Source;
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+
+const T0: Millis = 1_790_000_000_000;
+const A1: &str = "01JNQ0000000000000000000A1";
+const B2: &str = "01JNQ0000000000000000000B2";
+const C3: &str = "01JNQ0000000000000000000C3";
+
+/// B's index schema (seed-systems.md §B.9), without the vec0/FTS tables B's extensions make.
+const B_SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE memories(id TEXT PRIMARY KEY, path TEXT, type TEXT, content_hash TEXT, created_at REAL,
+    importance INTEGER, tier TEXT, room TEXT DEFAULT 'common');
+CREATE TABLE access_events(id INTEGER PRIMARY KEY AUTOINCREMENT, memory_id TEXT, ts REAL, kind TEXT, weight REAL);
+CREATE INDEX idx_events ON access_events(memory_id);
+CREATE TABLE links(src TEXT, dst TEXT, kind TEXT, weight REAL, PRIMARY KEY(src,dst,kind));
+";
+
+fn memory_file(dir: &Path, name: &str, id: &str, tier: &str, links: &str, body: &str) {
+    std::fs::write(
+        dir.join("knowledge").join(name),
+        format!(
+            "---\nid: {id}\ntype: knowledge\ncreated: '2025-03-01T10:00:00+00:00'\ntags: []\nimportance: 5\nsource: claude-code\ntier: {tier}\nroom: common\nlinks: {links}\n---\n\n{body}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// B's home as B leaves it: three memories (one corrected), 12 recall hits and one
+/// reinforcement on the first, co_recall links both ways and a superseded_by link.
+fn b_home(home: &Path) -> std::path::PathBuf {
+    let mem = home.join("memories");
+    std::fs::create_dir_all(mem.join("knowledge")).unwrap();
+    memory_file(
+        &mem,
+        "20250301-uv-0000A1.md",
+        A1,
+        "hot",
+        &format!("\n- '[[{B2}]]'"),
+        "uv is fast.",
+    );
+    memory_file(
+        &mem,
+        "20250301-port-0000B2.md",
+        B2,
+        "superseded",
+        "[]",
+        "The port is 8000.",
+    );
+    memory_file(
+        &mem,
+        "20250301-port-0000C3.md",
+        C3,
+        "hot",
+        "[]",
+        "The port is 8080.",
+    );
+    let conn = rusqlite::Connection::open(home.join("index.db")).unwrap();
+    conn.execute_batch(B_SCHEMA).unwrap();
+    let created = 1_740_823_200.0; // 2025-03-01T10:00:00Z
+    for id in [A1, B2, C3] {
+        conn.execute(
+            "INSERT INTO access_events(memory_id, ts, kind, weight) VALUES (?1, ?2, 'create', 2.0)",
+            rusqlite::params![id, created],
+        )
+        .unwrap();
+    }
+    for i in 0..12 {
+        conn.execute(
+            "INSERT INTO access_events(memory_id, ts, kind, weight) VALUES (?1, ?2, 'recall_hit', 0.3)",
+            rusqlite::params![A1, created + 3600.0 * f64::from(i + 1)],
+        )
+        .unwrap();
+    }
+    conn.execute(
+        "INSERT INTO access_events(memory_id, ts, kind, weight) VALUES (?1, ?2, 'reinforce', 2.5)",
+        rusqlite::params![A1, created + 86_400.5],
+    )
+    .unwrap();
+    for (src, dst, kind, w) in [
+        (A1, C3, "co_recall", 0.3),
+        (C3, A1, "co_recall", 0.3),
+        (B2, C3, "superseded_by", 1.0),
+        (A1, B2, "explicit", 1.0),
+    ] {
+        conn.execute(
+            "INSERT INTO links VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![src, dst, kind, w],
+        )
+        .unwrap();
+    }
+    mem
+}
+
+fn export(store: &Store) -> Vec<Value> {
+    let mut buf = Vec::new();
+    store.export_jsonl(&mut buf).unwrap();
+    String::from_utf8(buf)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn rows<'a>(all: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    all.iter().filter(|v| v["type"] == kind).collect()
+}
+
+#[test]
+fn b_index_events_and_links_are_carried_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mem = b_home(&dir.path().join("b"));
+    let mut store =
+        support::open_in(&dir.path().join("store"), Config::default()).with_clock(Arc::new(|| T0));
+    let r = store
+        .import_file(Source::B, &mem, None, &mut |_, _| {})
+        .unwrap();
+    assert_eq!(r.created_count("memories"), 3, "{r:?}");
+    assert_eq!(r.created_count("events"), 16, "{r:?}");
+    assert_eq!(r.created_count("links"), 4, "{r:?}");
+
+    let all = export(&store);
+    let events: Vec<_> = rows(&all, "event")
+        .into_iter()
+        .filter(|e| e["memory"] == A1)
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "recall_hit").count(), 12);
+    assert_eq!(kinds.iter().filter(|k| **k == "reinforce").count(), 1);
+    assert!(
+        !kinds.contains(&"import"),
+        "B's history replaces the seeded one: {kinds:?}"
+    );
+    let reinforce = events.iter().find(|e| e["kind"] == "reinforce").unwrap();
+    assert_eq!(reinforce["at"], "2025-03-02T10:00:00.500Z");
+    assert_eq!(reinforce["weight"], 2.5);
+
+    let links: Vec<(String, String, String)> = rows(&all, "link")
+        .into_iter()
+        .map(|l| {
+            let s = |k: &str| l[k].as_str().unwrap().to_string();
+            (s("src"), s("dst"), s("kind"))
+        })
+        .collect();
+    for want in [
+        (A1, C3, "co_recall"),
+        (C3, A1, "co_recall"),
+        (C3, B2, "supersedes"),
+        (A1, B2, "explicit"),
+    ] {
+        let want = (want.0.to_string(), want.1.to_string(), want.2.to_string());
+        assert!(links.contains(&want), "{want:?} in {links:?}");
+    }
+    assert_eq!(links.len(), 4, "{links:?}");
+
+    let again = store
+        .import_file(Source::B, &mem, None, &mut |_, _| {})
+        .unwrap();
+    assert_eq!(again.created_count("memories"), 0, "{again:?}");
+    assert_eq!(again.created_count("events"), 0, "{again:?}");
+    assert_eq!(again.created_count("links"), 0, "{again:?}");
+    assert_eq!(export(&store).len(), all.len());
+}
