@@ -737,3 +737,26 @@ fn a_c_export_record_over_the_limit_is_refused_naming_it() {
         .to_string();
     assert!(err.contains("seed C's export"), "{err}");
 }
+
+/// C's database named by a path that is not a regular file (a device, a folder) is refused
+/// as such, not as a missing file.
+#[test]
+fn a_c_database_that_is_not_a_file_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path());
+    let err = store
+        .import_file(Source::CDb, dir.path(), None, &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a regular file"), "{err}");
+    let err = store
+        .import_file(
+            Source::CDb,
+            &dir.path().join("gone.db"),
+            None,
+            &mut |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no such file"), "{err}");
+}

@@ -35,9 +35,16 @@ pub fn load(
     }
 }
 
-/// Whether a configured model names a folder on disk rather than a model by name.
+/// Whether a configured model names a folder on disk rather than a model by name or id.
 pub(crate) fn names_a_folder(name: &str) -> bool {
-    name.contains('/') || name.contains('\\') || name.starts_with('.') || name.starts_with('~')
+    // `org/model` is a hub repo id, not a folder: only an absolute or explicitly relative
+    // path (or one that exists) names a folder.
+    let p = std::path::Path::new(name);
+    p.is_absolute()
+        || name.starts_with("./")
+        || name.starts_with("../")
+        || name.starts_with('~')
+        || p.exists()
 }
 
 /// What to do about a configured model that is not there: a name is pulled, a folder must

@@ -235,8 +235,14 @@ fn table_page(
 
 /// C's database read a page at a time into the sink.
 pub(super) fn feed_db(path: &Path, now: Millis, sink: &mut Sink<'_>) -> Result<()> {
-    if !path.is_file() {
+    if !path.exists() {
         return Err(bad_file(path, "no such file"));
+    }
+    if !path.is_file() {
+        return Err(bad_file(
+            path,
+            "not a regular file (seed C's database is a SQLite file)",
+        ));
     }
     let conn = rusqlite::Connection::open_with_flags(
         path,
