@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 mod context;
 mod manage;
+mod relations;
 mod save;
 mod search;
 
