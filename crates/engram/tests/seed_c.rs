@@ -458,6 +458,9 @@ fn seed_cs_cli_verbs() {
     assert_eq!(out.trim(), "No pending conflicts.");
     let out = engram_in(&home, &proj, &["version"]);
     assert!(out.starts_with("engram "), "{out}");
+    // C's `engram context PROJECT`, from a folder that is another project.
+    let out = engram_in(&home, dir.path(), &["--json", "context", "shop"]);
+    assert!(out.contains("Stripe checkout"), "{out}");
 
     // C's ENGRAM_DATA_DIR names the store's folder when ENGRAM_HOME is not set.
     let data = dir.path().join("c-data");
