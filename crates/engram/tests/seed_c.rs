@@ -1157,4 +1157,15 @@ fn cs_ended_sessions_cross_project_compares_and_context_follow_c() {
     );
     let ctx = m.call("mem_context", json!({}));
     assert_eq!(ctx["structuredContent"]["project"], "beta", "{ctx}");
+    // C's observation lines, not engram's briefing.
+    let t = text(&ctx);
+    let obs = t
+        .split("### Recent Observations\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{t}"));
+    let first = obs.lines().next().unwrap();
+    assert_eq!(
+        first, "- [manual] **B**: Beta deploys from the release branch",
+        "{t}"
+    );
 }
