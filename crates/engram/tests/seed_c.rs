@@ -294,6 +294,13 @@ fn seed_cs_tools_answer_as_c_does() {
     );
     assert_eq!(r["isError"], true, "{r}");
     assert!(r.to_string().contains("ambiguous_project"), "{r}");
+    // Starting a session there is refused alike, not stored under `common`.
+    let r = m.call(
+        "mem_session_start",
+        json!({"id": "s-amb", "directory": work}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(r.to_string().contains("ambiguous_project"), "{r}");
     let r = m.call(
         "mem_save",
         json!({"title": "Router", "content": "The API uses axum routers", "cwd": work,
@@ -310,10 +317,11 @@ fn seed_cs_tools_answer_as_c_does() {
     assert_ne!(r["isError"], true, "{r}");
 
     // Sessions are sessions, and prompts are counted.
-    m.call(
+    let r = m.call(
         "mem_session_start",
         json!({"id": "sess-9", "directory": work.join("api")}),
     );
+    assert_eq!(r["structuredContent"]["project"], "api", "{r}");
     m.call(
         "mem_save_prompt",
         json!({"content": "wire the router", "session_id": "sess-9", "project": "api"}),

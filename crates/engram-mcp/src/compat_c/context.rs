@@ -172,7 +172,13 @@ fn mem_session_start(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             "start a new session with a new id",
         ));
     }
-    let room = a.project.room(ctx)?;
+    // A directory holding several repositories is C's `ambiguous_project`, not a session
+    // in `common`; one repository inside is that one (C's `git_child`).
+    let room = match a.project.room(ctx)? {
+        Some(r) => Some(r),
+        None if a.project.dir().is_some() => Some(a.project.write_room(ctx)?),
+        None => None,
+    };
     let dir = a.project.dir().map(|p| p.to_string_lossy().into_owned());
     let origin = Origin {
         room,
