@@ -187,8 +187,11 @@ fn seed_cs_database_and_http_api_work_in_place() {
     let pid = v["id"].as_i64().unwrap();
     let (_, v) = req(a, "GET", "/prompts/recent?project=webapp", None);
     assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v[0]["project"], "webapp", "C's key: {v}");
+    assert!(v[0].get("room").is_none(), "{v}");
     let (_, v) = req(a, "GET", "/prompts/search?q=CACHE", None);
     assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v[0]["project"], "webapp", "{v}");
     let (st, _) = req(a, "DELETE", &format!("/prompts/{pid}"), None);
     assert_eq!(st, 200);
     let (_, v) = req(a, "GET", "/prompts/search?q=cache", None);
@@ -223,6 +226,9 @@ fn seed_cs_database_and_http_api_work_in_place() {
     );
     let (_, v) = req(a, "GET", "/sessions/recent?project=webapp", None);
     assert_eq!(v[0]["id"], "s-2", "{v}");
+    assert_eq!(v[0]["project"], "webapp", "C's key: {v}");
+    let (_, v) = req(a, "GET", "/sessions/s-2", None);
+    assert_eq!(v["project"], "webapp", "{v}");
     let (st, v) = req(a, "GET", "/conflicts", None);
     assert_eq!(st, 200, "{v}");
     assert!(v.is_array());
