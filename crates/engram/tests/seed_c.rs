@@ -158,6 +158,10 @@ fn seed_cs_database_and_http_api_work_in_place() {
     let (st, v) = req(a, "GET", "/search?q=Redis%20cache&project=webapp", None);
     assert_eq!(st, 200, "{v}");
     assert_eq!(v["results"][0]["id"], new_id, "{v}");
+    assert_eq!(
+        v["results"][0]["content"], "Use Redis for the cache layer with a five minute expiry",
+        "{v}"
+    );
 
     let (st, v) = req(
         a,

@@ -123,6 +123,11 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         text.push_str(&save_nudge(ctx.store, &room));
     }
     if json_only {
+        // No text preview beside them: each result carries its content (C's HTTP search
+        // answers with whole observations).
+        for (r, h) in results.iter_mut().zip(&hits) {
+            r["content"] = json!(h.memory.content);
+        }
         return Ok(json!({ "results": results, "count": results.len(), "match": out.matched }));
     }
     Ok(
