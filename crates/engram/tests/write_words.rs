@@ -418,6 +418,11 @@ fn compat_c_leaves_contradictions_for_mem_judge_unless_opted_in() {
         json!({"judgment_id": b["judgment_id"], "relation": "supersedes"}),
     );
     assert_ne!(r["isError"], true, "{r}");
+    let row = &r["structuredContent"]["relation"];
+    assert_eq!(row["sync_id"], b["judgment_id"], "C's relation row: {r}");
+    assert_eq!(row["judgment_status"], "judged", "{r}");
+    assert_eq!(row["source_id"], b["sync_id"], "{r}");
+    assert_eq!(row["target_id"], a["sync_id"], "{r}");
     let s = search(&mut c);
     let text = s["result"].as_str().unwrap();
     assert!(
