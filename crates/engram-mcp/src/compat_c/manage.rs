@@ -183,7 +183,8 @@ fn mem_judge(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
 }
 
 /// A judgment as C's `memory_relations` row: its sync id, the two observations' sync ids,
-/// `judgment_status` and the `marked_by_*` provenance; the memories' integer ids beside.
+/// `judgment_status` and the `marked_by_*` provenance; the memories' integer ids and
+/// engram's earlier `status` beside.
 fn c_relation(store: &engram_store::Store, j: &engram_store::maintain::Judgment) -> Value {
     let sync = |id| {
         store
@@ -202,6 +203,8 @@ fn c_relation(store: &engram_store::Store, j: &engram_store::maintain::Judgment)
         "evidence": j.evidence,
         "confidence": j.confidence,
         "judgment_status": j.status,
+        // engram's earlier key, which its own clients read.
+        "status": j.status,
         "marked_by_actor": j.actor,
         "marked_by_kind": j.actor_kind,
         "marked_by_model": j.model,
