@@ -313,6 +313,7 @@ async def flow_compat_c(c, room):
     check("relation" in text(e), text(e))
     r = data(await call(c, "mem_judge", {"judgment_id": b["judgment_id"], "relation": "compatible", "reason": "different release kinds"}))
     check(r["relation"]["status"] == "judged" and r["relation"]["relation"] == "compatible", r)
+    check(r["relation"]["judgment_status"] == "judged" and r["relation"]["sync_id"] == b["judgment_id"], r)
     r = data(await call(c, "mem_compare", {"memory_id_a": b["id"], "memory_id_b": a["id"], "relation": "scoped", "confidence": 0.8, "reasoning": "hotfixes only"}))
     check(r["sync_id"].startswith("rel-"), r)
     r = data(await call(c, "mem_review", {"action": "list", "project": room}))

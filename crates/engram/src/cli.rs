@@ -593,6 +593,9 @@ pub struct UiArgs {
 
 #[derive(Args, Debug)]
 pub struct ContextArgs {
+    /// The project (room), as seed C's `engram context PROJECT` names it.
+    #[arg(value_name = "PROJECT", conflicts_with = "room")]
+    pub project: Option<String>,
     #[arg(long)]
     pub room: Option<String>,
     /// Budget in bytes (default 8192).

@@ -389,7 +389,7 @@ pub fn reindex(json: bool) -> anyhow::Result<()> {
 pub fn context(a: cli::ContextArgs, cwd: Option<PathBuf>, json: bool) -> anyhow::Result<()> {
     let store = open_store()?;
     let b = store.context(&engram_store::ContextRequest {
-        room: a.room,
+        room: a.room.or(a.project),
         cwd: caller_dir(cwd),
         max_bytes: a.max_bytes,
         token_budget: a.token_budget,

@@ -411,6 +411,9 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
     mcp_row(rows, c, &mcp_path, text.as_deref());
     if let Some(path) = c.hooks_file(home) {
         hooks_row(rows, c, &path);
+        if c == Client::Claude {
+            seed_c_plugin_row(rows, &path);
+        }
     }
     if let Some(path) = c.instructions_file(home) {
         let has = std::fs::read_to_string(&path)
@@ -548,6 +551,35 @@ fn hooks_row(rows: &mut Vec<Row>, c: Client, path: &Path) {
                 );
             }
         }
+    }
+}
+
+/// Seed C's Claude Code plugin still on beside engram's hooks briefs every session twice:
+/// NG, with the fix. Not installed: no row.
+fn seed_c_plugin_row(rows: &mut Vec<Row>, settings: &Path) {
+    let text = std::fs::read_to_string(settings).ok();
+    if !setup::seed_c_plugin::installed(text.as_deref()) {
+        return;
+    }
+    let on = setup::seed_c_plugin::enabled(text.as_deref());
+    if on.is_empty() {
+        row(
+            rows,
+            "claude: seed C plugin",
+            Status::Ok,
+            format!("disabled in {}", settings.display()),
+        );
+    } else {
+        row(
+            rows,
+            "claude: seed C plugin",
+            Status::Ng,
+            format!(
+                "{} still enabled in {}: its hooks brief every session beside engram's (run `engram setup`)",
+                on.join(", "),
+                settings.display()
+            ),
+        );
     }
 }
 

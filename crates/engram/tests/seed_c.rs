@@ -158,6 +158,10 @@ fn seed_cs_database_and_http_api_work_in_place() {
     let (st, v) = req(a, "GET", "/search?q=Redis%20cache&project=webapp", None);
     assert_eq!(st, 200, "{v}");
     assert_eq!(v["results"][0]["id"], new_id, "{v}");
+    assert_eq!(
+        v["results"][0]["content"], "Use Redis for the cache layer with a five minute expiry",
+        "{v}"
+    );
 
     let (st, v) = req(
         a,
@@ -187,8 +191,11 @@ fn seed_cs_database_and_http_api_work_in_place() {
     let pid = v["id"].as_i64().unwrap();
     let (_, v) = req(a, "GET", "/prompts/recent?project=webapp", None);
     assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v[0]["project"], "webapp", "C's key: {v}");
+    assert!(v[0].get("room").is_none(), "{v}");
     let (_, v) = req(a, "GET", "/prompts/search?q=CACHE", None);
     assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v[0]["project"], "webapp", "{v}");
     let (st, _) = req(a, "DELETE", &format!("/prompts/{pid}"), None);
     assert_eq!(st, 200);
     let (_, v) = req(a, "GET", "/prompts/search?q=cache", None);
@@ -223,6 +230,9 @@ fn seed_cs_database_and_http_api_work_in_place() {
     );
     let (_, v) = req(a, "GET", "/sessions/recent?project=webapp", None);
     assert_eq!(v[0]["id"], "s-2", "{v}");
+    assert_eq!(v[0]["project"], "webapp", "C's key: {v}");
+    let (_, v) = req(a, "GET", "/sessions/s-2", None);
+    assert_eq!(v["project"], "webapp", "{v}");
     let (st, v) = req(a, "GET", "/conflicts", None);
     assert_eq!(st, 200, "{v}");
     assert!(v.is_array());
@@ -294,6 +304,13 @@ fn seed_cs_tools_answer_as_c_does() {
     );
     assert_eq!(r["isError"], true, "{r}");
     assert!(r.to_string().contains("ambiguous_project"), "{r}");
+    // Starting a session there is refused alike, not stored under `common`.
+    let r = m.call(
+        "mem_session_start",
+        json!({"id": "s-amb", "directory": work}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(r.to_string().contains("ambiguous_project"), "{r}");
     let r = m.call(
         "mem_save",
         json!({"title": "Router", "content": "The API uses axum routers", "cwd": work,
@@ -310,10 +327,11 @@ fn seed_cs_tools_answer_as_c_does() {
     assert_ne!(r["isError"], true, "{r}");
 
     // Sessions are sessions, and prompts are counted.
-    m.call(
+    let r = m.call(
         "mem_session_start",
         json!({"id": "sess-9", "directory": work.join("api")}),
     );
+    assert_eq!(r["structuredContent"]["project"], "api", "{r}");
     m.call(
         "mem_save_prompt",
         json!({"content": "wire the router", "session_id": "sess-9", "project": "api"}),
@@ -458,6 +476,9 @@ fn seed_cs_cli_verbs() {
     assert_eq!(out.trim(), "No pending conflicts.");
     let out = engram_in(&home, &proj, &["version"]);
     assert!(out.starts_with("engram "), "{out}");
+    // C's `engram context PROJECT`, from a folder that is another project.
+    let out = engram_in(&home, dir.path(), &["--json", "context", "shop"]);
+    assert!(out.contains("Stripe checkout"), "{out}");
 
     // C's ENGRAM_DATA_DIR names the store's folder when ENGRAM_HOME is not set.
     let data = dir.path().join("c-data");
@@ -1154,4 +1175,15 @@ fn cs_ended_sessions_cross_project_compares_and_context_follow_c() {
     );
     let ctx = m.call("mem_context", json!({}));
     assert_eq!(ctx["structuredContent"]["project"], "beta", "{ctx}");
+    // C's observation lines, not engram's briefing.
+    let t = text(&ctx);
+    let obs = t
+        .split("### Recent Observations\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{t}"));
+    let first = obs.lines().next().unwrap();
+    assert_eq!(
+        first, "- [manual] **B**: Beta deploys from the release branch",
+        "{t}"
+    );
 }

@@ -269,6 +269,75 @@ fn codex_setup_registers_cs_hooks_and_removes_them() {
     );
 }
 
+/// `engram doctor --json` under `user`'s home: the status and detail of row `check`.
+fn doctor_row(home: &Path, user: &Path, check: &str) -> Option<(String, String)> {
+    let out = command(home)
+        .env("HOME", user)
+        .env("PATH", "/nonexistent")
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).expect("doctor --json");
+    let rows = d["rows"].as_array().cloned().unwrap_or_default();
+    rows.iter().find(|r| r["check"] == check).map(|r| {
+        (
+            r["status"].as_str().unwrap().to_string(),
+            r["detail"].as_str().unwrap().to_string(),
+        )
+    })
+}
+
+#[test]
+fn claude_setup_disables_cs_plugin_and_remove_turns_it_back_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    let settings = user.join(".claude/settings.json");
+    let original = json!({
+        "enabledPlugins": {"engram@engram": true, "other@market": true},
+        "permissions": {"allow": ["mcp__plugin_engram_engram__mem_save"]},
+    });
+    std::fs::write(&settings, original.to_string()).unwrap();
+    let (status, detail) = doctor_row(&home, &user, "claude: seed C plugin").expect("a row");
+    assert_eq!(status, "NG", "{detail}");
+    assert!(detail.contains("engram@engram"), "{detail}");
+
+    let (ok, out) = setup(&home, &user, &["claude", "--dry-run"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("disable seed C's plugin engram@engram"),
+        "the plan says so: {out}"
+    );
+    let (ok, out) = setup(&home, &user, &["claude"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("profile compat-c"),
+        "C's plugin taught mem_*: {out}"
+    );
+    let now: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(now["enabledPlugins"]["engram@engram"], false);
+    assert_eq!(now["enabledPlugins"]["other@market"], true);
+    let cmd = now["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(cmd.ends_with("--tools compat-c"), "{cmd}");
+    let (status, _) = doctor_row(&home, &user, "claude: seed C plugin").unwrap();
+    assert_eq!(status, "OK");
+    // A second run keeps C's profile (the plugin is still installed, only off).
+    let (ok, out) = setup(&home, &user, &["claude"]);
+    assert!(ok && out.contains("profile compat-c"), "{out}");
+
+    let (ok, out) = setup(&home, &user, &["claude", "--remove"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("re-enable seed C's plugin engram@engram"),
+        "{out}"
+    );
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(back, original, "the user's settings as they were");
+}
+
 #[test]
 fn opencode_setup_dry_run_apply_and_remove() {
     let dir = tempfile::tempdir().unwrap();

@@ -396,6 +396,51 @@ fn compat_c_leaves_contradictions_for_mem_judge_unless_opted_in() {
         shown["memory"]["tier"], "active",
         "C leaves it to the agent"
     );
+    // C's search marks the pending judgment, then the judged supersession, and still
+    // shows the old memory.
+    let search = |c: &mut Mcp| -> Value {
+        let r = c.call("mem_search", json!({"query": "database", "project": "app"}));
+        assert_ne!(r["isError"], true, "{r}");
+        r["structuredContent"].clone()
+    };
+    let s = search(&mut c);
+    let text = s["result"].as_str().unwrap();
+    assert!(
+        text.contains(&format!(
+            "conflict: contested by #{} (pending)",
+            b["sync_id"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("state: needs_review"), "{text}");
+    let r = c.call(
+        "mem_judge",
+        json!({"judgment_id": b["judgment_id"], "relation": "supersedes"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    let row = &r["structuredContent"]["relation"];
+    assert_eq!(row["sync_id"], b["judgment_id"], "C's relation row: {r}");
+    assert_eq!(row["judgment_status"], "judged", "{r}");
+    assert_eq!(row["source_id"], b["sync_id"], "{r}");
+    assert_eq!(row["target_id"], a["sync_id"], "{r}");
+    let s = search(&mut c);
+    let text = s["result"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("supersedes: #{} (Database)", a["id"])),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("superseded_by: #{} (Database)", b["id"])),
+        "the old memory is shown, marked: {text}"
+    );
+    assert!(!text.contains("needs_review"), "judged: {text}");
+    let old = s["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] == a["id"])
+        .expect("the superseded memory is listed");
+    assert_eq!(old["state"], "active", "{old}");
     drop(c);
 
     // Opted in: engram's automatic supersession.

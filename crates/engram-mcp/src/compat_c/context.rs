@@ -8,15 +8,15 @@ pub struct ContextArgs {
     /// Budget in bytes (default 16384, at most 65536).
     #[serde(default)]
     pub max_bytes: Option<usize>,
-    /// A shorter context: fewer sessions and prompts, titles instead of the briefing.
+    /// A shorter context: fewer sessions, prompts and observations, shorter previews.
     #[serde(default)]
     pub compact: Option<bool>,
     #[serde(flatten)]
     pub project: Project,
 }
 
-/// C's context: its Recent Sessions and Recent User Prompts sections, engram's briefing as
-/// the observations, and C's stats footer, cut to `max_bytes` on a character boundary.
+/// C's context: its Recent Sessions, Recent User Prompts and Recent Observations sections
+/// (C's `- [type] **title**: content` lines, the newest first), and C's stats footer, cut to `max_bytes` on a character boundary.
 /// Returns the text, the project and whether it was cut. Shared with the HTTP `/context`.
 pub(crate) fn c_context(
     store: &engram_store::Store,
@@ -37,12 +37,6 @@ pub(crate) fn c_context(
     let (n_sessions, n_prompts, preview_len) = if compact { (3, 5, 100) } else { (5, 10, 200) };
     let sessions = store.recent_sessions(only, n_sessions)?;
     let prompts = store.recent_prompts(only, n_prompts)?;
-    let b = store.context(&ContextRequest {
-        room: Some(resolved.clone()),
-        cwd: None,
-        max_bytes: Some(max_bytes),
-        token_budget: None,
-    })?;
     let recent = store.recent_memories(only, if compact { 10 } else { 20 })?;
     if sessions.is_empty() && prompts.is_empty() && recent.is_empty() {
         return Ok((
@@ -75,20 +69,13 @@ pub(crate) fn c_context(
         }
     }
     t.push_str("\n### Recent Observations\n");
-    if compact || b.text.trim().is_empty() {
-        for m in &recent {
-            t.push_str(&format!(
-                "- [{}] **{}**: {}\n",
-                c_type(m),
-                title_of(m),
-                preview(&m.content, if compact { 120 } else { 300 })
-            ));
-        }
-    } else {
-        t.push_str(&b.text);
-        if !b.text.ends_with('\n') {
-            t.push('\n');
-        }
+    for m in &recent {
+        t.push_str(&format!(
+            "- [{}] **{}**: {}\n",
+            c_type(m),
+            title_of(m),
+            preview(&m.content, if compact { 120 } else { 300 })
+        ));
     }
     let rooms = store.rooms()?;
     let memories: u64 = rooms.iter().map(|r| r.memories).sum();
@@ -98,7 +85,7 @@ pub(crate) fn c_context(
         "\n---\nMemory stats: {all_sessions} sessions, {memories} observations across projects: {}",
         names.join(", ")
     );
-    let mut truncated = b.truncated;
+    let mut truncated = false;
     let room_for_footer = max_bytes.saturating_sub(footer.len() + "\n[truncated]".len());
     if t.len() > room_for_footer {
         let mut cut = room_for_footer;
@@ -185,7 +172,13 @@ fn mem_session_start(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             "start a new session with a new id",
         ));
     }
-    let room = a.project.room(ctx)?;
+    // A directory holding several repositories is C's `ambiguous_project`, not a session
+    // in `common`; one repository inside is that one (C's `git_child`).
+    let room = match a.project.room(ctx)? {
+        Some(r) => Some(r),
+        None if a.project.dir().is_some() => Some(a.project.write_room(ctx)?),
+        None => None,
+    };
     let dir = a.project.dir().map(|p| p.to_string_lossy().into_owned());
     let origin = Origin {
         room,

@@ -6,7 +6,7 @@ use crate::compat_a::rename_id;
 use crate::tools::*;
 use engram_core::memory::IdRef;
 use engram_core::{Kind, Memory};
-use engram_store::hub::{ContextRequest, Origin};
+use engram_store::hub::Origin;
 use engram_store::{MemoryUpdate, RecallRequest, RememberAction, RememberRequest};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 mod context;
 mod manage;
+mod relations;
 mod save;
 mod search;
 

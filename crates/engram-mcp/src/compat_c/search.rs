@@ -70,6 +70,8 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         room: room.clone(),
         cwd: a.project.dir(),
         min_coverage: all_words.then_some(0.999),
+        // C shows a superseded memory, marked with its successor, rather than hiding it.
+        include_superseded: true,
         ..RecallRequest::new(a.query.clone())
     };
     let out = ctx.store.recall(&req)?;
@@ -83,8 +85,14 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let mut results = Vec::new();
     for (i, h) in hits.iter().enumerate() {
         let m = &h.memory;
+        let marks = relations::marks(ctx.store, m, h.superseded_by);
+        let state = if marks.state == "active" {
+            String::new()
+        } else {
+            format!(" | state: {}", marks.state)
+        };
         text.push_str(&format!(
-            "\n[{}] #{} ({}) — {}\n    {}\n    {} | project: {} | scope: {}\n",
+            "\n[{}] #{} ({}) — {}\n    {}\n    {} | project: {} | scope: {}{state}\n",
             i + 1,
             m.id,
             c_type(m),
@@ -94,7 +102,10 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             m.room,
             scope_of(m)
         ));
-        results.push(json!({ "id": m.id, "sync_id": sync_id_of(m), "title": title_of(m), "type": c_type(m), "scope": scope_of(m), "pinned": m.pinned, "project": m.room, "score": h.score }));
+        for line in &marks.lines {
+            text.push_str(&format!("    {line}\n"));
+        }
+        results.push(json!({ "id": m.id, "sync_id": sync_id_of(m), "title": title_of(m), "type": c_type(m), "state": marks.state, "scope": scope_of(m), "pinned": m.pinned, "project": m.room, "review_after": marks.review_after.map(engram_core::time::format), "score": h.score }));
     }
     text.push_str(
         "\nResults above are previews (300 chars); use mem_get_observation for the full text.",
@@ -112,6 +123,11 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         text.push_str(&save_nudge(ctx.store, &room));
     }
     if json_only {
+        // No text preview beside them: each result carries its content (C's HTTP search
+        // answers with whole observations).
+        for (r, h) in results.iter_mut().zip(&hits) {
+            r["content"] = json!(h.memory.content);
+        }
         return Ok(json!({ "results": results, "count": results.len(), "match": out.matched }));
     }
     Ok(

@@ -193,6 +193,24 @@ fn project_of(params: &HashMap<String, String>) -> Option<String> {
 
 // ---- sessions -------------------------------------------------------------------------
 
+/// C's name for engram's room in a session or prompt (or a list of them): `project`.
+fn c_project(mut v: Value) -> Value {
+    let rename = |o: &mut serde_json::Map<String, Value>| {
+        if let Some(room) = o.remove("room") {
+            o.insert("project".into(), room);
+        }
+    };
+    match &mut v {
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(Value::as_object_mut)
+            .for_each(rename),
+        Value::Object(o) => rename(o),
+        _ => {}
+    }
+    v
+}
+
 async fn session_start(State(s): S, CBody(body): CBody) -> Response {
     tool(s, "mem_session_start", body).await
 }
@@ -211,14 +229,16 @@ async fn sessions_recent(State(s): S, Query(p): Params) -> Response {
         } else {
             project_of(&p)
         };
-        Ok(json!(ctx.store.recent_sessions(room.as_deref(), limit)?))
+        Ok(c_project(json!(
+            ctx.store.recent_sessions(room.as_deref(), limit)?
+        )))
     })
     .await
 }
 
 async fn session_get(State(s): S, Path(id): Path<String>) -> Response {
     run(s, true, move |ctx| match ctx.store.session(&id)? {
-        Some(info) => Ok(json!(info)),
+        Some(info) => Ok(c_project(json!(info))),
         None => Err(ToolError {
             field: Some("id".into()),
             message: format!("session {id:?} not found"),
@@ -340,9 +360,9 @@ async fn prompt_save(State(s): S, CBody(body): CBody) -> Response {
 async fn prompts_recent(State(s): S, Query(p): Params) -> Response {
     run(s, true, move |ctx| {
         let limit = limit_of(&p, 20)?;
-        Ok(json!(
+        Ok(c_project(json!(
             ctx.store.recent_prompts(project_of(&p).as_deref(), limit)?
-        ))
+        )))
     })
     .await
 }
@@ -354,11 +374,11 @@ async fn prompts_search(State(s): S, Query(p): Params) -> Response {
             .get("q")
             .filter(|q| !q.trim().is_empty())
             .ok_or_else(|| ToolError::field("q", "give the text to search prompts for"))?;
-        Ok(json!(ctx.store.search_prompts(
+        Ok(c_project(json!(ctx.store.search_prompts(
             q,
             project_of(&p).as_deref(),
             limit
-        )?))
+        )?)))
     })
     .await
 }

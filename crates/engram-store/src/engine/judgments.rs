@@ -94,6 +94,12 @@ impl Store {
             .ok_or_else(|| crate::Error::not_found("judgment_id", uid.to_string()))
     }
 
+    /// C's review date of a memory (decisions, preferences), if it has one: C's search
+    /// marks a memory past it `state: needs_review`.
+    pub fn review_after(&self, id: MemoryId) -> Result<Option<Millis>> {
+        self.reads().review_after(id)
+    }
+
     /// Judgments touching a memory, newest first.
     pub fn judgments_of(&self, id: MemoryId) -> Result<Vec<Judgment>> {
         self.reads().judgments_of(id)

@@ -10,6 +10,7 @@
 
 pub mod edit;
 pub mod opencode;
+pub mod seed_c_plugin;
 
 use anyhow::Context;
 use edit::HookSpec;
@@ -245,14 +246,22 @@ impl Client {
     /// (`mem_save`, `mem_search`, …) or A's (`recall_memory`, `store_memory`,
     /// `session_handoff`). The agent calls that seed's tool names, so engram serves its
     /// profile and leaves the instructions as they are.
+    /// Claude Code with seed C's plugin installed is taught C's protocol by the plugin's
+    /// hooks (`settings.json` is the file that shows it).
     pub fn seed_protocol(self, home: &Path) -> Option<(SeedProtocol, PathBuf)> {
-        self.seed_c_instruction_files(home)
+        let taught = self
+            .seed_c_instruction_files(home)
             .into_iter()
             .find_map(|f| {
                 let t = std::fs::read_to_string(&f).ok()?;
                 let seed = SeedProtocol::taught_by(&t)?;
                 Some((seed, f))
-            })
+            });
+        taught.or_else(|| {
+            let settings = self.hooks_file(home).filter(|_| self == Client::Claude)?;
+            let text = std::fs::read_to_string(&settings).ok();
+            seed_c_plugin::installed(text.as_deref()).then_some((SeedProtocol::C, settings))
+        })
     }
 }
 
@@ -550,13 +559,30 @@ pub fn plan(
             && let Some(path) = c.hooks_file(home)
         {
             let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
+            // Claude Code's settings.json also switches seed C's own plugin.
+            let backup = (c == Client::Claude)
+                .then(|| std::fs::read_to_string(backup_path(&path)).ok())
+                .flatten();
+            let plugin_note = if c == Client::Claude {
+                let current = std::fs::read_to_string(&path).ok();
+                seed_c_plugin::note(current.as_deref(), remove, backup.as_deref())
+            } else {
+                String::new()
+            };
+            let is_claude = c == Client::Claude;
             plan_file(
                 &mut changes,
                 &mut refusals,
                 name,
                 path,
-                format!("hooks {}", hook_names.join(", ")),
-                json_file(move |doc| edit::hooks_json(doc, &hooks, remove)),
+                format!("hooks {}{plugin_note}", hook_names.join(", ")),
+                json_file(move |doc| {
+                    edit::hooks_json(doc, &hooks, remove)?;
+                    if is_claude {
+                        seed_c_plugin::edit(doc, remove, backup.as_deref())?;
+                    }
+                    Ok(())
+                }),
             );
         }
         // A seed user's instructions already teach that seed's protocol: leave them as
