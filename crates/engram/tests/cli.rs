@@ -13,6 +13,13 @@ fn command(home: &Path) -> Command {
     c
 }
 
+/// The binary on `home` with the test model configured and no stdin.
+fn model_command(home: &Path, model: &str) -> Command {
+    let mut c = command(home);
+    c.env("ENGRAM_MODEL", model).stdin(Stdio::null());
+    c
+}
+
 fn engram(home: &Path, args: &[&str]) -> Output {
     command(home)
         .args(args)
@@ -451,13 +458,9 @@ fn reindex_embeds_and_builds_the_vector_index_past_the_threshold() {
         ids.push(ok_json(h, &["remember", t, "--room", "app"])["id"].clone());
     }
     let with_model = |args: &[&str]| {
-        command(h)
-            .env("ENGRAM_MODEL", &model)
-            .env("ENGRAM_ANN_THRESHOLD", "4")
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("engram runs")
+        let mut c = model_command(h, &model);
+        c.env("ENGRAM_ANN_THRESHOLD", "4");
+        c.args(args).output().expect("engram runs")
     };
     let out = with_model(&["reindex"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -503,10 +506,8 @@ fn import_embeds_what_it_imported_unless_told_not_to() {
     )
     .unwrap();
     let with_model = |args: &[&str]| {
-        command(h)
-            .env("ENGRAM_MODEL", &model)
+        model_command(h, &model)
             .args(args)
-            .stdin(Stdio::null())
             .output()
             .expect("engram runs")
     };
@@ -530,8 +531,7 @@ fn import_embeds_what_it_imported_unless_told_not_to() {
     );
 
     let other = tempfile::tempdir().unwrap();
-    let out = command(other.path())
-        .env("ENGRAM_MODEL", &model)
+    let out = model_command(other.path(), &model)
         .args(["import", "--from", "mcp-memory", "--no-embed"])
         .arg(&file)
         .output()

@@ -12,7 +12,8 @@ pub(super) fn rows(b: &Batch) -> usize {
     b.memories.len() + b.links.len() + b.sessions.len() + b.prompts.len() + b.judgments.len()
 }
 
-/// What a chunked reader adds to the batch before the sink takes it.
+/// The batch read so far as a chunk for the sink (leaving the batch empty); `done` on the
+/// last one.
 pub(super) fn chunk_of(batch: &mut Batch, done: bool) -> Chunk {
     Chunk {
         batch: std::mem::take(batch),
