@@ -4,6 +4,7 @@
 
 use crate::InputError;
 use crate::dynamics::{ActrParams, DynamicsModel};
+use crate::limits;
 use crate::scoring::{Fusion, Weights};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -68,6 +69,13 @@ pub struct Config {
     /// background, in milliseconds (default 5000; 0 never waits). A search that had to go
     /// without it says so in its result (`search: "lexical"`, `lexical_reason`).
     pub first_recall_wait_ms: u64,
+    /// Places of a recall result kept for standing instructions and preferences that apply
+    /// to the query (`engram_core::standing`), right after the best hit; never all
+    /// of it. 0 turns it off.
+    pub standing_places: usize,
+    /// A standing instruction takes its place only when its absolute relevance to the
+    /// query (the larger of coverage and the calibrated cosine) is at least this.
+    pub standing_min_relevance: f64,
     /// How candidate sources fuse into one relevance: `max`, `weighted` or `rrf`.
     pub fusion: Fusion,
     /// Candidates taken from each source before ranking (B: 50).
@@ -180,6 +188,8 @@ impl Default for Config {
             server_stores: 8,
             embed_threads: 2,
             first_recall_wait_ms: 5000,
+            standing_places: 1,
+            standing_min_relevance: 0.2,
             fusion: Fusion::Weighted,
             candidate_k: 50,
             rrf_k: 60.0,
@@ -255,6 +265,7 @@ impl Config {
             ("coverage_weight", self.coverage_weight),
             ("w_lexical", self.w_lexical),
             ("w_session", self.w_session),
+            ("standing_min_relevance", self.standing_min_relevance),
             ("correction_min_importance", self.correction_min_importance),
             ("default_importance", self.default_importance),
             ("colink_increment", self.colink_increment),
@@ -307,6 +318,16 @@ impl Config {
             return Err(InputError::new(
                 "candidate_k",
                 format!("is {}, it must be 1–10000", self.candidate_k),
+            ));
+        }
+        if self.standing_places > limits::MAX_RECALL_LIMIT {
+            return Err(InputError::new(
+                "standing_places",
+                format!(
+                    "is {}, it must be at most {}",
+                    self.standing_places,
+                    limits::MAX_RECALL_LIMIT
+                ),
             ));
         }
         if self.server_stores == 0 || self.server_stores > 64 {

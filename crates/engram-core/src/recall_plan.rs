@@ -47,6 +47,9 @@ pub enum Via {
     Associative,
     /// An exhaustive scan found it.
     Exhaustive,
+    /// A standing instruction or preference that applies to the query, given its own place
+    /// (`engram_core::standing`).
+    Standing,
 }
 
 /// Which memories a candidate source may return. Plain data, so every backend can render
@@ -66,6 +69,8 @@ pub struct Filter {
     /// layer for a team user's call (empty otherwise), so a candidate list is never
     /// filled with what the caller may not see.
     pub hidden: Vec<crate::MemoryId>,
+    /// Only memories carrying this tag, when given (recall's standing instructions).
+    pub tag: Option<String>,
 }
 
 impl Filter {
@@ -78,6 +83,7 @@ impl Filter {
             rooms: rooms.clone(),
             valid_at: None,
             hidden: vec![],
+            tag: None,
         }
     }
 
@@ -102,6 +108,7 @@ impl Filter {
             && self.rooms.as_ref().is_none_or(|r| r.contains(&m.room))
             && self.valid_at.is_none_or(|at| valid_at(m, at))
             && !self.hidden.contains(&m.id)
+            && self.tag.as_ref().is_none_or(|t| m.tags.contains(t))
     }
 }
 
@@ -164,6 +171,7 @@ pub fn pass(mode: Mode, scope: &Scope<'_>, cfg: &Config) -> Pass {
                     rooms: scope.rooms.clone(),
                     valid_at: scope.as_of,
                     hidden: vec![],
+                    tag: None,
                 },
                 lexical_k: cfg.candidate_k,
                 vector_k: cfg.candidate_k,

@@ -36,6 +36,8 @@ use std::path::PathBuf;
 
 pub use engram_core::recall_plan::{Mode, Via};
 
+mod standing;
+
 #[derive(Debug, Clone)]
 pub struct RecallRequest {
     pub query: String,
@@ -220,6 +222,17 @@ impl Store {
         // Before the limit: a newer conflicting memory ranked just past it still takes
         // the older one's place.
         let mut hits: Vec<Hit> = newer_first(kept, req.limit);
+        // Applicable standing instructions take their own places, from the fast pass's
+        // filter (active memories of the request's rooms and kinds, as of its time).
+        let standing_filter = recall_plan::pass(Mode::Fast, &scope, &self.config).filter;
+        let plan = engram_core::text::plan_query(&req.query);
+        self.give_standing_places(
+            &standing_filter,
+            &plan,
+            qvec.as_deref(),
+            req.limit,
+            &mut hits,
+        )?;
         let mut tokens_used = None;
         let mut omitted = None;
         if let Some(budget) = req.token_budget {
@@ -247,11 +260,7 @@ impl Store {
         }
         let hits = successors_first(hits);
         let best = hits.iter().map(|h| h.absolute).reduce(f64::max);
-        let matched = relevance::verdict(
-            best,
-            qvec.is_some(),
-            engram_core::text::plan_query(&req.query).has_content(),
-        );
+        let matched = relevance::verdict(best, qvec.is_some(), plan.has_content());
         if req.record_hits && !hits.is_empty() {
             let now = self.now();
             let w = self.config.recall_hit_weight;

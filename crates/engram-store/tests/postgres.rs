@@ -670,6 +670,7 @@ fn active() -> Filter {
         rooms: None,
         valid_at: None,
         hidden: vec![],
+        tag: None,
     }
 }
 

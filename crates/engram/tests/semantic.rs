@@ -237,3 +237,66 @@ fn resolution_with_the_real_model_on_the_built_in_cases() {
         wrong.join("\n")
     );
 }
+
+/// Six memories about the login feature and one standing instruction that shares no word
+/// with the question; `places` is the `standing_places` setting.
+fn login_store(places: usize) -> (Store, tempfile::TempDir, i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = Config {
+        standing_places: places,
+        ..Config::default()
+    };
+    let mut s = Store::open(&dir.path().join("engram.db"), cfg).unwrap();
+    s.set_embedder(Some(model()));
+    let rule = remember(
+        &mut s,
+        "Always format code snippets with syntax highlighting when I ask about implementation details.",
+        Kind::Preference,
+    );
+    for t in [
+        "The login feature checks the password hash with bcrypt",
+        "Login sessions are stored in a signed cookie for seven days",
+        "The login form posts the email and password to /auth/login",
+        "Failed login attempts are rate limited to five per minute",
+        "We show how to implement login with Flask-Login in the docs",
+        "The login page links to the password reset feature",
+    ] {
+        remember(&mut s, t, Kind::Fact);
+    }
+    (s, dir, rule)
+}
+
+#[test]
+fn a_standing_instruction_gets_its_own_place_when_it_applies() {
+    let (mut s, _d, rule) = login_store(1);
+    let stored = s.get(&IdRef::Id(rule)).unwrap();
+    assert!(
+        stored.tags.iter().any(|t| t == "standing"),
+        "{:?}",
+        stored.tags
+    );
+    let r = recall(
+        &mut s,
+        "Could you show me how to implement a login feature?",
+    );
+    assert_eq!(r.hits.len(), 5);
+    let last = &r.hits[1];
+    assert_eq!(
+        last.memory.id,
+        rule,
+        "{:?}",
+        r.hits.iter().map(|h| &h.memory.content).collect::<Vec<_>>()
+    );
+    assert_eq!(last.via, engram_store::Via::Standing);
+    // Unrelated to the instruction's scope: the place stays topical.
+    let r = recall(&mut s, "what is the office coffee machine like");
+    assert!(r.hits.iter().all(|h| h.via != engram_store::Via::Standing));
+
+    // With the places off, the topical memories crowd it out.
+    let (mut s, _d, rule) = login_store(0);
+    let r = recall(
+        &mut s,
+        "Could you show me how to implement a login feature?",
+    );
+    assert!(r.hits.iter().all(|h| h.memory.id != rule));
+}

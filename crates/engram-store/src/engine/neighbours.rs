@@ -46,6 +46,7 @@ impl Store {
             rooms: Some(vec![room.to_string()]),
             valid_at: None,
             hidden: vec![],
+            tag: None,
         };
         let head: String = text.chars().take(QUERY_CHARS).collect();
         let plan = engram_core::text::plan_query(&head);

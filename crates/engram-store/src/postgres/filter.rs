@@ -59,5 +59,8 @@ pub(crate) fn filter_sql(filter: &Filter, args: &mut Args) -> String {
             args.push(filter.hidden.clone())
         ));
     }
+    if let Some(tag) = &filter.tag {
+        sql.push_str(&format!(" AND m.tags::jsonb ? {}", args.push(tag.clone())));
+    }
     sql
 }

@@ -46,5 +46,15 @@ pub(crate) fn filter_sql(filter: &Filter) -> (String, Vec<Value>) {
             serde_json::to_string(&filter.hidden).expect("ids serialise"),
         ));
     }
+    if let Some(tag) = &filter.tag {
+        // `instr` skips rows without the quoted tag cheaply; `json_each` makes it exact.
+        sql.push_str(
+            " AND instr(m.tags, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(m.tags) t WHERE t.value = ?)",
+        );
+        params.push(Value::Text(
+            serde_json::to_string(tag).expect("a tag serialises"),
+        ));
+        params.push(Value::Text(tag.clone()));
+    }
     (sql, params)
 }

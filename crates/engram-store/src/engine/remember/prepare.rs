@@ -59,7 +59,7 @@ impl Store {
             .flatten()
             .chain(req.tags.iter_mut()),
         );
-        let tags = limits::normalize_tags(&req.tags)?;
+        let mut tags = limits::normalize_tags(&req.tags)?;
         // The fields together: a secret given up by one (the title, the metadata) goes from
         // the others too.
         let mut together = engram_core::redact::Together::new();
@@ -102,6 +102,11 @@ impl Store {
             [&mut metadata],
         );
         merge_redactions(&mut redacted, fired);
+        // A standing instruction is tagged as such, so recall can give it its own place;
+        // a request that already uses every tag keeps its own.
+        if tags.len() < limits::MAX_TAGS {
+            tags = engram_core::standing::with_tag(&req.content, tags);
+        }
         limits::check_metadata(&metadata)?;
         let mut importance = req.importance.unwrap_or(self.config.default_importance);
         engram_core::importance::from_number(importance, false)?;

@@ -1,0 +1,157 @@
+//! Standing instructions and preferences: memories that say how the user wants things done
+//! from now on ("Always include version numbers when I ask about dependencies", "I prefer
+//! minimal dependencies", 「今後はテストを先に書いて」, 「以后回答都用中文」).
+//!
+//! Such a memory is found on write by its wording ([`is_standing`]) and tagged [`TAG`]; a
+//! user may tag one by hand too. At recall, the applicable ones get their own places in the
+//! result ([`places`]): a later request ("show me how to implement login") rarely shares a
+//! word with the instruction that governs it, so topical hits would crowd it out. Which
+//! instruction applies is decided by the engine from the query's similarity to each tagged
+//! memory (the calibrated cosine, or coverage without a model); this module only reads
+//! wording and decides places. Pure.
+
+use crate::MemoryId;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// The tag a standing instruction or preference carries.
+pub const TAG: &str = "standing";
+
+/// English cues, at the start of a sentence (imperative) or in the first person.
+/// "Always …"/"Never …"/"From now on …" open a sentence; "I prefer", "I'd like you to",
+/// "make sure to always" may stand anywhere. Advice inside a sentence ("you should always
+/// test") is not an instruction to the agent and is not matched.
+static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?ix)
+        (?: ^ | [.!?;:]\s+ | \n\s* | ^[^\s:"]{1,40}:\s*"? )          # a sentence's start
+        (?: please\s+ | and\s+ )?
+        (?: always | never | from\s+now\s+on | going\s+forward | whenever\s+I
+          | in\s+(?:the\s+)?future | don'?t\s+ever | do\s+not\s+ever )\b
+      | \bI(?:'d|\s+would)?\s+(?:really\s+|generally\s+|usually\s+|strongly\s+)?
+          (?: prefer | like\s+you\s+to | want\s+you\s+to | always\s+want )\b
+      | \bmake\s+sure\s+(?:to|you)\s+always\b
+      | \bmy\s+preference\s+(?:is|for)\b
+    "#,
+    )
+    .expect("standing cues compile")
+});
+
+/// Japanese and Chinese cues, as written.
+const CJK_CUES: &[&str] = &[
+    // Japanese: "from now on", "always", "please don't", "I prefer".
+    "今後は",
+    "これからは",
+    "常に",
+    "しないでください",
+    "を好みます",
+    "の方が好き",
+    "ほうが好き",
+    // Chinese: "from now on", "always (use)", "never", "be sure to", "I prefer". Bare
+    // 以后 ("after") and 总是 ("keeps failing") state facts as often as wishes.
+    "从现在开始",
+    "从今以后",
+    "今后",
+    "以后请",
+    "以后都",
+    "请总是",
+    "请始终",
+    "始终使用",
+    "总是使用",
+    "永远不要",
+    "务必",
+    "我更喜欢",
+    "我偏好",
+    "请不要",
+];
+
+/// Whether a text sets a standing instruction or preference.
+pub fn is_standing(content: &str) -> bool {
+    ENGLISH.is_match(content) || CJK_CUES.iter().any(|c| content.contains(c))
+}
+
+/// The tags a memory is stored with: `tags` plus [`TAG`] when its content reads as a
+/// standing instruction (and it is not there already).
+pub fn with_tag(content: &str, mut tags: Vec<String>) -> Vec<String> {
+    if !tags.iter().any(|t| t == TAG) && is_standing(content) {
+        tags.push(TAG.to_string());
+    }
+    tags
+}
+
+/// Which applicable instructions get places in a result of `limit`: the ids of the
+/// candidates (best first, each with its absolute relevance to the query) that pass
+/// `min_relevance`, at most `places` of them and never every place of the result (one is
+/// always left for what the query asked), minus those already among `hits`.
+pub fn places(
+    candidates: &[(MemoryId, f64)],
+    hits: &[MemoryId],
+    limit: usize,
+    places: usize,
+    min_relevance: f64,
+) -> Vec<MemoryId> {
+    let room = places.min(limit.saturating_sub(1));
+    candidates
+        .iter()
+        .filter(|(_, r)| *r >= min_relevance)
+        .take(room)
+        .map(|(id, _)| *id)
+        .filter(|id| !hits.contains(id))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_and_preferences_read_as_standing() {
+        for s in [
+            "Always include version numbers when I ask about software dependencies.",
+            "User: \"Always format all code snippets with syntax highlighting.\"",
+            "Thanks. From now on, answer in British English.",
+            "never push straight to main",
+            "I prefer simple, minimal dependencies for this app.",
+            "I'd like you to keep answers short.",
+            "今後はテストを先に書いてください。",
+            "コミットメッセージは常に英語で書く",
+            "以后请用中文回答。",
+            "我更喜欢用 pnpm 而不是 npm",
+        ] {
+            assert!(is_standing(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn facts_and_advice_do_not() {
+        for s in [
+            "The deploy failed because the token expired.",
+            "You should always test before you deploy, it said.",
+            "We use Postgres 16 in production.",
+            "She is never late.",
+            "サーバーは東京にあります。",
+            "数据库在上海。",
+            "部署以后构建总是失败。",
+        ] {
+            assert!(!is_standing(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn the_tag_is_added_once() {
+        let t = with_tag("Always use tabs.", vec!["style".into()]);
+        assert_eq!(t, vec!["style".to_string(), TAG.to_string()]);
+        assert_eq!(with_tag("Always use tabs.", t.clone()), t);
+        assert!(with_tag("Tabs are used.", vec![]).is_empty());
+    }
+
+    #[test]
+    fn places_leave_one_for_the_query_and_skip_what_is_there() {
+        let c = [(7, 0.9), (8, 0.8), (9, 0.2)];
+        assert_eq!(places(&c, &[], 5, 2, 0.5), vec![7, 8]);
+        assert_eq!(places(&c, &[7], 5, 2, 0.5), vec![8]);
+        assert_eq!(places(&c, &[], 5, 1, 0.5), vec![7]);
+        assert_eq!(places(&c, &[], 1, 2, 0.5), Vec::<MemoryId>::new());
+        assert_eq!(places(&c, &[], 5, 3, 0.5), vec![7, 8]);
+    }
+}
