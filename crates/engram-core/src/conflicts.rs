@@ -31,14 +31,16 @@ pub struct Stated<'a> {
 }
 
 impl<'a> Stated<'a> {
-    /// A memory as the check reads it.
+    /// A memory as the check reads it. An episode (a turn of a conversation, as said
+    /// then) records what was said, not what is true now: it never conflicts, so a chat
+    /// log's many first-person turns are not reordered by date.
     pub fn of(m: &'a crate::Memory) -> Stated<'a> {
         Stated {
             id: m.id,
             text: &m.content,
             room: &m.room,
             at: m.valid_from,
-            active: m.tier == crate::Tier::Active,
+            active: m.tier == crate::Tier::Active && m.kind != crate::Kind::Episode,
         }
     }
 }
