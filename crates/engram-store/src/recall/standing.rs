@@ -6,6 +6,7 @@
 use super::Hit;
 use crate::{Result, Store};
 use engram_core::MemoryId;
+use engram_core::ranking::RankedHit;
 use engram_core::recall_plan::{Filter, Via};
 use engram_core::relevance;
 use engram_core::standing;
@@ -47,13 +48,12 @@ impl Store {
         if chosen.is_empty() {
             return Ok(());
         }
-        let rows = self.memories_by_id(&chosen)?;
+        let mut rows = self.memories_by_id(&chosen)?;
         let activation: HashMap<MemoryId, f64> = self
             .standings(&chosen, &rows)?
             .into_iter()
             .map(|(id, s)| (id, s.activation))
             .collect();
-        let mut rows = rows;
         // `places` never chooses every place, so at least one topical hit stays: the best
         // answers the question and keeps the first place; the instructions on how to
         // answer come right after it, whatever the limit.
@@ -132,10 +132,9 @@ fn standing_hit(
     activation: f64,
     floor: Option<f64>,
 ) -> Hit {
-    let score = floor.map_or(c.absolute, |f| f.min(c.absolute));
-    Hit {
-        memory,
-        score,
+    let ranked = RankedHit {
+        id: c.id,
+        score: floor.map_or(c.absolute, |f| f.min(c.absolute)),
         relevance: c.absolute,
         absolute: c.absolute,
         activation,
@@ -143,8 +142,8 @@ fn standing_hit(
         cosine: c.cosine,
         via: Via::Standing,
         path: None,
-        superseded_by: None,
-        conflicts_with: Vec::new(),
-        note: Some("standing instruction".to_string()),
-    }
+    };
+    let mut hit = Hit::new(ranked, memory);
+    hit.note = Some("standing instruction".to_string());
+    hit
 }

@@ -103,8 +103,8 @@ impl SqliteCandidates<'_> {
         }
         // With a room or tag filter, score only the memories the filter allows (one
         // indexed query), so a small room (or the few tagged memories) in a large store
-        // neither misses its matches nor loads everything. A large room in an HNSW index is searched unfiltered instead and
-        // checked on rows (cheaper than listing it).
+        // neither misses its matches nor loads everything. A large room in an HNSW index
+        // is searched unfiltered instead and checked on rows (cheaper than listing it).
         let (cond, params) = filter_sql(filter);
         let mut allowed: Option<HashSet<MemoryId>> = None;
         if filter.rooms.is_some() || filter.tag.is_some() {
