@@ -21,7 +21,7 @@
 
 use engram_core::hooks::{self as pure, SurfaceCandidate, SurfaceItem, SurfaceMode};
 use engram_store::settings::Home;
-use engram_store::{Mode, RecallRequest, RememberRequest, Store};
+use engram_store::{RecallRequest, RememberRequest, Store};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -418,36 +418,15 @@ fn user_prompt(
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
             .and_then(|v| serde_json::from_value(v.get("surfaced")?.clone()).ok())
             .unwrap_or_default();
-        let result = store.recall(&RecallRequest {
-            query: prompt.chars().take(2000).collect(),
-            mode: Mode::Fast,
-            limit: 5,
-            kinds: Vec::new(),
-            room: None,
-            cwd: cwd_of(input),
-            record_hits: false,
-            session_id: None,
-            token_budget: None,
-            as_of: None,
-            include_superseded: false,
-            min_coverage: None,
-        })?;
-        let gate: Vec<SurfaceCandidate> = result
-            .hits
-            .iter()
-            .map(|hit| SurfaceCandidate {
-                id: hit.memory.id,
-                coverage: hit.coverage,
-                activation: hit.activation,
-                importance: hit.memory.importance,
-            })
-            .collect();
-        let mut verdicts = pure::surface_gate(&gate, &surfaced, &h, &weights);
-        // Nothing matched well (a prompt of stopwords, or words in passing): nothing is
-        // worth putting in front of the agent, whatever the gate's scores.
-        if result.matched == engram_core::relevance::Match::None {
-            verdicts.iter_mut().for_each(|v| v.surfaced = false);
-        }
+        let Preview { result, verdicts } = surface_preview(
+            &mut store,
+            &h,
+            &weights,
+            prompt,
+            cwd_of(input),
+            None,
+            &surfaced,
+        )?;
         let mut chosen = Vec::new();
         let mut candidates = Vec::new();
         for (hit, v) in result.hits.iter().zip(verdicts) {
@@ -497,6 +476,52 @@ fn user_prompt(
     }
     parts.extend(nudges(home, &store, &h));
     Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
+}
+
+/// What proactive recall would put in front of the agent for `prompt`: the fast recall's
+/// top five and the gate's verdict on each (`engram_core::hooks::surface_gate`; nothing
+/// passes when nothing matched well). `already`: ids surfaced earlier in the session.
+/// Records nothing: the prompt hook and `engram surface` (B's dry run) share it.
+pub fn surface_preview(
+    store: &mut Store,
+    h: &engram_core::hooks::HooksConfig,
+    weights: &engram_core::scoring::Weights,
+    prompt: &str,
+    cwd: Option<PathBuf>,
+    room: Option<String>,
+    already: &[i64],
+) -> anyhow::Result<Preview> {
+    let result = store.recall(&RecallRequest {
+        query: prompt.chars().take(2000).collect(),
+        limit: 5,
+        room,
+        cwd,
+        record_hits: false,
+        ..RecallRequest::new("")
+    })?;
+    let gate: Vec<SurfaceCandidate> = result
+        .hits
+        .iter()
+        .map(|hit| SurfaceCandidate {
+            id: hit.memory.id,
+            coverage: hit.coverage,
+            activation: hit.activation,
+            importance: hit.memory.importance,
+        })
+        .collect();
+    let mut verdicts = pure::surface_gate(&gate, already, h, weights);
+    // Nothing matched well (a prompt of stopwords, or words in passing): nothing is worth
+    // putting in front of the agent, whatever the gate's scores.
+    if result.matched == engram_core::relevance::Match::None {
+        verdicts.iter_mut().for_each(|v| v.surfaced = false);
+    }
+    Ok(Preview { result, verdicts })
+}
+
+/// [`surface_preview`]'s answer: the recall, and one verdict per hit in its order.
+pub struct Preview {
+    pub result: engram_store::RecallResult,
+    pub verdicts: Vec<pure::SurfaceVerdict>,
 }
 
 /// The surface log names a prompt by hash and length, never by its text: a prompt can hold a

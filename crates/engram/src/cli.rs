@@ -73,6 +73,9 @@ pub enum Command {
     SkillCandidates(crate::seed_b_cli::RoomArgs),
     /// Seed B's verb: archive summarised episodes behind their summary (`--into ID`).
     MarkConsolidated(crate::seed_b_cli::MarkConsolidatedArgs),
+    /// Seed B's verb: what the prompt hook would surface for TEXT, as a dry run that
+    /// writes nothing (each candidate `◎ surfaced` or `silent`).
+    Surface(crate::seed_b_cli::SurfaceArgs),
     /// Counts by kind, tier and room; links and events.
     Stats,
     /// Seed C's search: its text (or --json), over engram's recall.
@@ -241,6 +244,10 @@ pub struct ImportArgs {
     /// Put every imported memory in this room.
     #[arg(long)]
     pub room: Option<String>,
+    /// With --from a-jsonl: seed A's `graph.json`, whose edges between the imported
+    /// memories become links.
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
     /// Leave the imported memories without vectors (a server, or `engram reindex`, fills
     /// them later); by default they are embedded with the configured model at once.
     #[arg(long)]

@@ -181,6 +181,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ConsolidationCandidates(a) => seed_b_cli::consolidation_candidates(a, json)?,
         Command::SkillCandidates(a) => seed_b_cli::skill_candidates(a, json)?,
         Command::MarkConsolidated(a) => seed_b_cli::mark_consolidated(a, json)?,
+        Command::Surface(a) => seed_b_cli::surface(a, json)?,
         Command::Search(a) => seed_c_cli::search(a, caller_dir(cwd), json)?,
         Command::Save(a) => seed_c_cli::save(a, caller_dir(cwd), json)?,
         Command::Timeline(a) => seed_c_cli::timeline(a, json)?,
