@@ -27,6 +27,18 @@ fn setup(home: &Path, user: &Path, client: &str) -> String {
     stdout
 }
 
+/// `engram ARGS` on the home `home`, which must succeed; its stdout.
+fn run_ok(home: &Path, args: &[&str]) -> String {
+    let out = command(home).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{args:?}: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 fn tool_names(m: &mut Mcp) -> Vec<String> {
     let r = m.request("tools/list", json!({}));
     r["result"]["tools"]
@@ -110,11 +122,12 @@ fn setup_registers_compat_b_for_b_users() {
     );
 }
 
-/// B's client entries set `ENGRAM_PRELOAD` and `ENGRAM_IDLE_UNLOAD_SEC`: engram accepts
-/// them (a note saying what engram does instead, no warning), and doctor's config row is
+/// B's client entries set `ENGRAM_PRELOAD` and `ENGRAM_IDLE_UNLOAD_SEC`: engram's settings
+/// of those names (`preload`, `idle_unload_sec`), read as B read them: a value B took never
+/// fails a command (garbage is B's default, said in a note), and doctor's config row is
 /// not NG. Before, every command warned "not an engram setting" and doctor exited 1.
 #[test]
-fn b_model_variables_are_accepted() {
+fn b_model_variables_are_settings() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("engram-home");
     std::fs::create_dir_all(&home).unwrap();
@@ -135,15 +148,29 @@ fn b_model_variables_are_accepted() {
     let rows = d["rows"].as_array().unwrap();
     let config = rows.iter().find(|r| r["check"] == "config").unwrap();
     assert_ne!(config["status"], "NG", "{config}");
+    // B's garbage: read as B did (600 s, auto), said once, never an error.
+    let garbage = [
+        ("ENGRAM_PRELOAD", "eager"),
+        ("ENGRAM_IDLE_UNLOAD_SEC", "soon"),
+    ];
+    let out = command(&home)
+        .envs(garbage)
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = d["rows"].as_array().unwrap();
     let notes = rows
         .iter()
         .find(|r| r["check"] == "config: seed B keys")
         .unwrap_or_else(|| panic!("{d}"));
     let detail = notes["detail"].as_str().unwrap();
     assert!(
-        detail.contains("ENGRAM_PRELOAD") && detail.contains("ENGRAM_IDLE_UNLOAD_SEC"),
+        detail.contains("600") && detail.contains("auto"),
         "{detail}"
     );
+    let config = rows.iter().find(|r| r["check"] == "config").unwrap();
+    assert_ne!(config["status"], "NG", "{config}");
 }
 
 /// B's installer registered `engram-mcp` for Antigravity in
@@ -235,16 +262,7 @@ fn b_client_line_after_setup_serves_b_to_a_real_client() {
 fn b_cli_verbs_run() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("engram-home");
-    let run = |args: &[&str]| {
-        let out = command(&home).args(args).output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "{args:?}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        stdout
-    };
+    let run = |args: &[&str]| run_ok(&home, args);
     let id = |out: String| -> String {
         let v: Value = serde_json::from_str(&out).unwrap();
         v["id"].to_string()
@@ -276,4 +294,91 @@ fn b_cli_verbs_run() {
     assert_eq!(done, json!([ep.parse::<i64>().unwrap()]));
     let shown = run(&["show", &ep]);
     assert!(shown.contains("tier:       archived"), "{shown}");
+}
+
+/// B's `engram surface TEXT`: the prompt hook's proactive recall as a dry run. The
+/// matching memory is marked surfaced, the other silent, and nothing is written: the
+/// store's events are the same before and after, and no hook state or log appears.
+#[test]
+fn b_surface_verb_is_a_dry_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("engram-home");
+    let run = |args: &[&str]| run_ok(&home, args);
+    run(&[
+        "remember",
+        "The staging database password rotates every Monday; ask Dana for the new one",
+        "--importance",
+        "0.8",
+    ]);
+    run(&["remember", "Lunch orders go to the shared spreadsheet"]);
+    let events =
+        |s: String| -> Value { serde_json::from_str::<Value>(&s).unwrap()["events"].clone() };
+    let before = events(run(&["stats", "--json"]));
+    let v: Value = serde_json::from_str(&run(&[
+        "surface",
+        "when does the staging database password rotate",
+        "--json",
+    ]))
+    .unwrap();
+    let cands = v["candidates"].as_array().unwrap();
+    assert!(!cands.is_empty(), "{v}");
+    assert_eq!(cands[0]["surfaced"], true, "{v}");
+    assert!(
+        cands[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("staging database"),
+        "{v}"
+    );
+    assert!(cands.iter().skip(1).all(|c| c["surfaced"] == false), "{v}");
+    let text = run(&["surface", "when does the staging database password rotate"]);
+    assert!(text.contains("◎ surfaced"), "{text}");
+    assert_eq!(
+        events(run(&["stats", "--json"])),
+        before,
+        "surface wrote events"
+    );
+    assert!(!home.join("hooks").exists() && !home.join("logs").join("surface.jsonl").exists());
+}
+
+/// A B user's setup writes B's `MEMORY_PROTOCOL.md` and `ONBOARDING.md` into the home
+/// when they are missing (B's CLAUDE.md `@`-includes the first), and never overwrites one
+/// the user has; an engram user without B's traces gets neither.
+#[test]
+fn setup_writes_b_protocol_files_for_b_users_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = user.join(".engram");
+    std::fs::create_dir_all(user.join(".claude")).unwrap();
+    std::fs::write(
+        user.join(".claude").join("CLAUDE.md"),
+        "# Memory Protocol (engram)\n\n@~/.engram/MEMORY_PROTOCOL.md\n",
+    )
+    .unwrap();
+    setup(&home, &user, "claude");
+    let protocol = std::fs::read_to_string(home.join("MEMORY_PROTOCOL.md")).unwrap();
+    for tool in [
+        "recall",
+        "remember",
+        "reinforce",
+        "correct",
+        "mark_consolidated",
+    ] {
+        assert!(protocol.contains(tool), "{tool}: {protocol}");
+    }
+    let onboarding = std::fs::read_to_string(home.join("ONBOARDING.md")).unwrap();
+    assert!(onboarding.contains("remember"), "{onboarding}");
+    std::fs::write(home.join("ONBOARDING.md"), "my own script").unwrap();
+    setup(&home, &user, "claude");
+    assert_eq!(
+        std::fs::read_to_string(home.join("ONBOARDING.md")).unwrap(),
+        "my own script"
+    );
+
+    let other = dir.path().join("other");
+    let other_home = other.join(".engram");
+    std::fs::create_dir_all(&other).unwrap();
+    setup(&other_home, &other, "claude");
+    assert!(!other_home.join("MEMORY_PROTOCOL.md").exists());
+    assert!(!other_home.join("ONBOARDING.md").exists());
 }

@@ -490,9 +490,11 @@ pub fn plan(
     let mut changes = Vec::new();
     let mut refusals = Vec::new();
     let verb = if remove { "unregister" } else { "register" };
+    let mut seed_b = false;
     for &c in clients {
         let name = c.name();
         let (seed, profile_note) = seed_of(c, home, engram_home, remove);
+        seed_b |= seed.as_ref().is_some_and(|(s, _)| *s == SeedProtocol::B);
         let seed_c = seed
             .as_ref()
             .filter(|(s, _)| *s == SeedProtocol::C)
@@ -613,7 +615,42 @@ pub fn plan(
             },
         );
     }
+    if seed_b {
+        seed_b_files(&mut changes, &mut refusals, engram_home);
+    }
     (changes, refusals)
+}
+
+/// B's memory protocol (its users' CLAUDE.md `@`-includes it) and onboarding interview,
+/// in engram's words and compat-b's tool names: written into the home when missing, never
+/// over the user's own. Only for a B user: the protocol file in the home marks one.
+fn seed_b_files(
+    changes: &mut Vec<Change>,
+    refusals: &mut Vec<Refusal>,
+    engram_home: &engram_store::settings::Home,
+) {
+    const FILES: [(&str, &str, &str); 2] = [
+        (
+            "MEMORY_PROTOCOL.md",
+            include_str!("templates/MEMORY_PROTOCOL.md"),
+            "seed B's memory protocol",
+        ),
+        (
+            "ONBOARDING.md",
+            include_str!("templates/ONBOARDING.md"),
+            "seed B's onboarding interview",
+        ),
+    ];
+    for (file, text, what) in FILES {
+        plan_file(
+            changes,
+            refusals,
+            "engram",
+            engram_home.root.join(file),
+            what.into(),
+            move |old, _| Ok(Some(old.unwrap_or(text).to_string())),
+        );
+    }
 }
 
 /// Writes `bytes` to `path` through a temp file and a rename, keeping the original's
