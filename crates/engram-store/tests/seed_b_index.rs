@@ -114,6 +114,28 @@ fn rows<'a>(all: &'a [Value], kind: &str) -> Vec<&'a Value> {
     all.iter().filter(|v| v["type"] == kind).collect()
 }
 
+/// The links of an export, which must hold B's four (co_recall both ways, the correction
+/// as `supersedes` new → old, the file's explicit link).
+fn b_links_carried(all: &[Value]) -> Vec<(String, String, String)> {
+    let links: Vec<(String, String, String)> = rows(all, "link")
+        .into_iter()
+        .map(|l| {
+            let s = |k: &str| l[k].as_str().unwrap().to_string();
+            (s("src"), s("dst"), s("kind"))
+        })
+        .collect();
+    for want in [
+        (A1, C3, "co_recall"),
+        (C3, A1, "co_recall"),
+        (C3, B2, "supersedes"),
+        (A1, B2, "explicit"),
+    ] {
+        let want = (want.0.to_string(), want.1.to_string(), want.2.to_string());
+        assert!(links.contains(&want), "{want:?} in {links:?}");
+    }
+    links
+}
+
 #[test]
 fn b_index_events_and_links_are_carried_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -143,22 +165,7 @@ fn b_index_events_and_links_are_carried_once() {
     assert_eq!(reinforce["at"], "2025-03-02T10:00:00.500Z");
     assert_eq!(reinforce["weight"], 2.5);
 
-    let links: Vec<(String, String, String)> = rows(&all, "link")
-        .into_iter()
-        .map(|l| {
-            let s = |k: &str| l[k].as_str().unwrap().to_string();
-            (s("src"), s("dst"), s("kind"))
-        })
-        .collect();
-    for want in [
-        (A1, C3, "co_recall"),
-        (C3, A1, "co_recall"),
-        (C3, B2, "supersedes"),
-        (A1, B2, "explicit"),
-    ] {
-        let want = (want.0.to_string(), want.1.to_string(), want.2.to_string());
-        assert!(links.contains(&want), "{want:?} in {links:?}");
-    }
+    let links = b_links_carried(&all);
     assert_eq!(links.len(), 4, "{links:?}");
 
     let again = store
@@ -167,5 +174,51 @@ fn b_index_events_and_links_are_carried_once() {
     assert_eq!(again.created_count("memories"), 0, "{again:?}");
     assert_eq!(again.created_count("events"), 0, "{again:?}");
     assert_eq!(again.created_count("links"), 0, "{again:?}");
+    assert_eq!(export(&store).len(), all.len());
+}
+
+/// B's Markdown folder as engram's vault, read in place by the start-of-process scan (B's
+/// `memories_dir` becomes `vault_dir`): each memory gets B's usage history from the
+/// `index.db` beside the folder and B's links, as `import --from b` gives them. Before, the
+/// scan seeded a fresh history, and the import that followed created nothing, so B's
+/// recall hits, reinforcements and co_recall links were lost.
+#[test]
+fn b_index_is_carried_when_the_vault_is_read_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let mem = b_home(&dir.path().join("b"));
+    let config = Config {
+        vault_dir: mem.display().to_string(),
+        ..Config::default()
+    };
+    let mut store = support::open_in(&dir.path().join("store"), config).with_clock(Arc::new(|| T0));
+    store.vault_startup(&mut |_, _| {}).unwrap();
+    let all = export(&store);
+    assert_eq!(rows(&all, "memory").len(), 3, "{all:?}");
+    let kinds: Vec<&str> = rows(&all, "event")
+        .into_iter()
+        .filter(|e| e["memory"] == A1)
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "recall_hit").count(),
+        12,
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "reinforce").count(),
+        1,
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "create").count(),
+        1,
+        "{kinds:?}"
+    );
+    b_links_carried(&all);
+    // The import a B user's notes tell them to run afterwards adds nothing twice.
+    let again = store
+        .import_file(Source::B, &mem, None, &mut |_, _| {})
+        .unwrap();
+    assert_eq!(again.created_count("events"), 0, "{again:?}");
     assert_eq!(export(&store).len(), all.len());
 }

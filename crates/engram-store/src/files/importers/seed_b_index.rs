@@ -38,6 +38,44 @@ pub(super) fn find_index(dir: &Path) -> Option<PathBuf> {
         .filter(|p| p.is_file())
 }
 
+/// B's index for a vault read in place (B's `memories_dir` as engram's vault, its
+/// `index.db` beside it): each memory's usage history by B's id, and B's links by B's ids
+/// (engram's kinds; times left 0 for the reader to date). The start-of-process scan gives
+/// them to the memories it reads in from B's files, so activation continues where B left
+/// it and a corrected memory keeps its successor (before, only `engram import --from b`
+/// carried them, and once the scan had read the files that import created nothing, so
+/// the history was lost). Empty when no index is found; an index that is not B's is
+/// logged and read as empty.
+#[derive(Default)]
+pub(crate) struct VaultHistory {
+    pub events: HashMap<String, Vec<EventRow>>,
+    pub links: Vec<LinkRow>,
+    /// The index read, and what could not be carried from it, for the reader's report.
+    pub index: Option<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+pub(crate) fn vault_history(root: &Path) -> VaultHistory {
+    let Some(path) = find_index(root) else {
+        return VaultHistory::default();
+    };
+    let mut batch = Batch::default();
+    let index = read_index(&path, &mut batch).unwrap_or_else(|e| {
+        batch.warn(format!("unreadable ({e}); usage history not carried"));
+        BIndex::default()
+    });
+    let mut known = HashMap::new();
+    for l in index.links {
+        add_link(l, &HashMap::new(), &mut known, &mut batch);
+    }
+    VaultHistory {
+        events: index.events,
+        links: batch.links,
+        index: Some(path),
+        warnings: batch.warnings,
+    }
+}
+
 /// Reads B's two tables. A file that is not B's index (no `access_events` table) is a
 /// warning, never an error: the Markdown folder still imports.
 pub(super) fn read_index(path: &Path, batch: &mut Batch) -> Result<BIndex> {

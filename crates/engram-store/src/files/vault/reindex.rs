@@ -24,6 +24,37 @@ struct Pass<'a> {
     moved_into: Vec<PathBuf>,
     /// Links each applied file lists: (source memory, file, links).
     link_todo: Vec<(MemoryId, PathBuf, Vec<LinkRef>)>,
+    /// Seed B's usage history and links by B's id (its `index.db` beside the vault), read
+    /// at the first file restored with an id (`None` until then).
+    b_history: Option<crate::importers::SeedBHistory>,
+    /// Memories restored from a file with an id, by uid: their id and creation time.
+    restored: HashMap<String, (MemoryId, Millis)>,
+}
+
+/// A B memory's events as rows, a `create` at its creation first when B recorded none.
+fn b_history_rows(
+    id: MemoryId,
+    m: &engram_core::Memory,
+    mut events: Vec<crate::files::transfer::EventRow>,
+    actr: &engram_core::dynamics::ActrParams,
+) -> Vec<crate::storage::rows::StoredRow> {
+    let create = engram_core::EventKind::Create.as_str();
+    if !events.iter().any(|e| e.kind == create) {
+        events.insert(
+            0,
+            crate::files::transfer::EventRow {
+                kind: create.into(),
+                weight: engram_core::dynamics::create_weight(m.importance, actr),
+                at: m.created_at,
+                session_id: None,
+                detail: None,
+            },
+        );
+    }
+    events
+        .into_iter()
+        .map(|row| crate::storage::rows::StoredRow::Event { memory_id: id, row })
+        .collect()
 }
 
 /// A file read because it changed since engram last saw it: (relative path, hash, record).
@@ -79,6 +110,8 @@ impl Store {
                 rerender: Vec::new(),
                 link_todo: Vec::new(),
                 moved_into: Vec::new(),
+                b_history: None,
+                restored: HashMap::new(),
             };
             for rel in links {
                 pass.report.warnings.push(VaultWarning {
@@ -92,6 +125,7 @@ impl Store {
                 pass.apply_file(rel, hash, r)?;
             }
             pass.apply_links()?;
+            pass.apply_b_links()?;
             pass.settle_gone(&files, &rec, trash_gone)?;
             let report = pass.finish()?;
             progress(total, total);
@@ -242,10 +276,23 @@ impl Pass<'_> {
             }
             (Some(u), None) => {
                 let m = memory_from_record(r, u.clone(), now, self.default_importance, in_trash);
-                insert_memory(tx, &m, None, true, Some(now), &self.actr).map(|id| {
-                    self.report.restored += 1;
-                    (id.unwrap_or(0), false)
-                })
+                let root = self.root;
+                let history = self
+                    .b_history
+                    .get_or_insert_with(|| crate::importers::seed_b_history(root))
+                    .events
+                    .remove(&u.to_ascii_uppercase());
+                let seed = history.is_none().then_some(now);
+                let id = insert_memory(tx, &m, None, true, seed, &self.actr)?;
+                if let Some(id) = id {
+                    self.restored
+                        .insert(u.to_ascii_uppercase(), (id, m.created_at));
+                    if let Some(events) = history {
+                        tx.insert_rows(&b_history_rows(id, &m, events, &self.actr))?;
+                    }
+                }
+                self.report.restored += 1;
+                Ok((id.unwrap_or(0), false))
             }
             (None, _) => {
                 let at = r.created_at.unwrap_or(now);
@@ -258,6 +305,44 @@ impl Pass<'_> {
                 })
             }
         }
+    }
+
+    /// B's index links between memories restored in this pass, dated by the later of
+    /// their two memories; a link the files listed too is kept once.
+    fn apply_b_links(&mut self) -> Result<()> {
+        let Some(history) = self.b_history.take() else {
+            return Ok(());
+        };
+        if let Some(index) = &history.index {
+            for message in history.warnings {
+                self.report.warnings.push(VaultWarning {
+                    path: index.clone(),
+                    line: 0,
+                    message,
+                });
+            }
+        }
+        let rows: Vec<_> = history
+            .links
+            .into_iter()
+            .filter_map(|l| {
+                let (src, a) = *self.restored.get(&l.src)?;
+                let (dst, b) = *self.restored.get(&l.dst)?;
+                (src != dst).then(|| {
+                    crate::storage::rows::StoredRow::Link(crate::storage::rows::LinkRow {
+                        src,
+                        dst,
+                        kind: l.kind,
+                        weight: l.weight.clamp(0.0, 1.0),
+                        created_at: a.max(b),
+                        updated_at: a.max(b),
+                        note: l.note,
+                    })
+                })
+            })
+            .collect();
+        self.tx.insert_rows(&rows)?;
+        Ok(())
     }
 
     /// Records a stored file: its uid is claimed, and the file is either recorded as read
