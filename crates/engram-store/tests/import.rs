@@ -381,6 +381,96 @@ fn from_a_jsonl() {
     assert!(again.created.values().all(|n| *n == 0), "{again:?}");
 }
 
+/// A's `graph.json` (NetworkX node-link data, its edges written both ways) beside the
+/// table: its edges between imported memories become links, an edge to a memory not in
+/// the table is named in a warning, importing again creates nothing, and a file that is not
+/// A's graph fails before anything is stored.
+#[test]
+fn a_graph_edges_become_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.jsonl");
+    std::fs::write(
+        &f,
+        [
+            r#"{"id":1,"user_id":"default","content":"Deploys run through the blue-green script","importance":0.6,"category":"fact","created_at":"2025-06-01 12:00:00","metadata":{}}"#,
+            r#"{"id":2,"user_id":"default","content":"The blue-green script needs the LB token","importance":0.6,"category":"fact","created_at":"2025-06-02 12:00:00","metadata":{}}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let graph = dir.path().join("graph.json");
+    std::fs::write(
+        &graph,
+        r#"{"directed": true, "multigraph": false, "graph": {}, "nodes": [{"id": 1}, {"id": 2}, {"id": 9}],
+            "links": [{"weight": 0.41, "relation": "semantic", "source": 1, "target": 2},
+                      {"weight": 0.41, "relation": "semantic", "source": 2, "target": 1},
+                      {"weight": 0.3, "relation": "caused_by", "source": "1", "target": "2"},
+                      {"weight": 0.5, "relation": "semantic", "source": 1, "target": 9}]}"#,
+    )
+    .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"nodes": []}"#).unwrap();
+    let err = store
+        .import_seed_a(&f, &bad, None, &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bad.json") && err.contains("node-link"),
+        "{err}"
+    );
+    assert!(all(&store).is_empty(), "a refused graph stored nothing");
+
+    let r = store
+        .import_seed_a(&f, &graph, None, &mut |_, _| {})
+        .unwrap();
+    assert_eq!(r.created_count("memories"), 2, "{r:?}");
+    assert_eq!(r.created_count("links"), 3, "{r:?}");
+    assert!(r.warnings.iter().any(|w| w.contains("1 edges")), "{r:?}");
+    let ms = all(&store);
+    let id_of = |start: &str| {
+        ms.iter()
+            .find(|m| m.content.starts_with(start))
+            .unwrap()
+            .uid
+            .clone()
+    };
+    let (deploys, token) = (id_of("Deploys"), id_of("The blue-green"));
+    let links: Vec<Value> = export(&store)
+        .into_iter()
+        .filter(|v| v["type"] == "link")
+        .collect();
+    let semantic: Vec<&Value> = links.iter().filter(|l| l["kind"] == "semantic").collect();
+    assert_eq!(semantic.len(), 2, "{links:?}");
+    assert!(
+        semantic
+            .iter()
+            .all(|l| (l["weight"].as_f64().unwrap() - 0.41).abs() < 1e-9)
+    );
+    let related = links.iter().find(|l| l["kind"] == "related").unwrap();
+    assert!(
+        related["note"].as_str().unwrap().contains("caused_by"),
+        "{related}"
+    );
+    let ends: Vec<(String, String)> = links
+        .iter()
+        .map(|l| {
+            (
+                l["src"].as_str().unwrap().to_string(),
+                l["dst"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        ends.contains(&(deploys.clone(), token.clone())) && ends.contains(&(token, deploys)),
+        "{links:?}"
+    );
+    let again = store
+        .import_seed_a(&f, &graph, None, &mut |_, _| {})
+        .unwrap();
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+}
+
 /// A's `recall_count` and `last_accessed_at` become recall events, so a memory A's users
 /// recalled last week is not archived by the first maintenance as if never used.
 #[test]

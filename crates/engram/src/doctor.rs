@@ -586,16 +586,22 @@ fn seed_c_plugin_row(rows: &mut Vec<Row>, settings: &Path) {
 /// Seed A left `memories.duckdb` (and `graph.json`) in the same `~/.engram`: say so, with
 /// the exact commands that bring the memories in (informational: never NG).
 fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
-    let [duck, _graph] = home.seed_a_files();
+    let [duck, graph] = home.seed_a_files();
     if !duck.exists() {
         return;
     }
+    // A's graph.json holds its links between those memories: imported with them.
+    let links = if graph.exists() {
+        format!(" --graph \"{}\"", graph.display())
+    } else {
+        String::new()
+    };
     row(
         rows,
         "seed A data",
         Status::Na,
         format!(
-            "{} found; to import it: duckdb -readonly \"{}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl",
+            "{} found; to import it: duckdb -readonly \"{}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl{links}",
             duck.display(),
             duck.display()
         ),

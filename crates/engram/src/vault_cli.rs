@@ -196,7 +196,13 @@ pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()
     let source = Source::parse(&a.from)?;
     let bar = progress("importing", json);
     // Streamed (one chunk in memory at a time) for every source but seed B's folder.
-    let report = store.import_file(source, &a.file, a.room.as_deref(), &mut tick(&bar))?;
+    let report = match &a.graph {
+        Some(graph) if source == Source::AJsonl => {
+            store.import_seed_a(&a.file, graph, a.room.as_deref(), &mut tick(&bar))?
+        }
+        Some(_) => anyhow::bail!("--graph: only with --from a-jsonl (seed A's graph.json)"),
+        None => store.import_file(source, &a.file, a.room.as_deref(), &mut tick(&bar))?,
+    };
     bar.finish_and_clear();
     for w in &report.warnings {
         eprintln!("warning: {w}");

@@ -33,6 +33,7 @@ use std::path::Path;
 
 use mcp_memory::McpMemory;
 use seed_b::read_b;
+pub(crate) use seed_b_index::{VaultHistory as SeedBHistory, vault_history as seed_b_history};
 pub(crate) use seed_c::read_c_tables;
 pub use seed_c::read_c_value;
 
@@ -93,7 +94,7 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
 /// A streamed source read into the sink from its start.
 fn feed(source: Source, path: &Path, now: Millis, sink: &mut Sink<'_>) -> Result<()> {
     match source {
-        Source::AJsonl => stream::feed_lines(path, &mut seed_a::AJsonl { now }, sink),
+        Source::AJsonl => stream::feed_lines(path, &mut seed_a::AJsonl::new(now, Vec::new()), sink),
         Source::McpMemory => stream::feed_lines(path, &mut McpMemory::new(now), sink),
         Source::CJson => seed_c_json::feed_json(path, now, sink),
         Source::CDb => seed_c::feed_db(path, now, sink),
@@ -129,6 +130,29 @@ impl crate::Store {
             }
             _ => self.import_stream(&mut |sink| feed(source, path, now, sink), room, progress),
         }
+    }
+}
+
+impl crate::Store {
+    /// `engram import --from a-jsonl FILE --graph graph.json`: seed A's table as
+    /// [`Self::import_file`] imports it, then the edges of A's graph between its memories
+    /// as links (A's `relation`, `semantic` when none; an unknown one as `related`, named
+    /// in the link's note). The graph is read first: a file that is not A's fails before
+    /// anything is stored. Importing again creates nothing.
+    pub fn import_seed_a(
+        &mut self,
+        jsonl: &Path,
+        graph: &Path,
+        room: Option<&str>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<ImportReport> {
+        let edges = seed_a::read_graph(graph)?;
+        let mut format = seed_a::AJsonl::new(self.now(), edges);
+        self.import_stream(
+            &mut |sink| stream::feed_lines(jsonl, &mut format, sink),
+            room,
+            progress,
+        )
     }
 }
 

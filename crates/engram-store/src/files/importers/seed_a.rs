@@ -1,29 +1,138 @@
-//! Seed A's DuckDB `memories` table written as JSON lines.
+//! Seed A's DuckDB `memories` table written as JSON lines, and its `graph.json` (NetworkX
+//! node-link data: `nodes` and `links`, or `edges` in newer NetworkX) whose edges between
+//! A's memories become links.
 
 use super::stream::LineFormat;
 use super::*;
 
-/// Seed A's lines: one memory each.
+/// Seed A's lines: one memory each; then the graph's edges between them.
 pub(super) struct AJsonl {
-    pub now: Millis,
+    now: Millis,
+    edges: Vec<AEdge>,
+    /// A's id (as [`a_key`] writes it) → the imported memory's uid and creation time; kept
+    /// only when there are edges to resolve.
+    ids: HashMap<String, (String, Millis)>,
+}
+
+impl AJsonl {
+    pub(super) fn new(now: Millis, edges: Vec<AEdge>) -> AJsonl {
+        AJsonl {
+            now,
+            edges,
+            ids: HashMap::new(),
+        }
+    }
 }
 
 impl LineFormat for AJsonl {
     fn line(&mut self, batch: &mut Batch, line_no: usize, t: &str) {
         match a_memory(t, line_no, self.now) {
-            Ok(im) => batch.memories.push(im),
+            Ok((key, im)) => {
+                if !self.edges.is_empty() {
+                    self.ids
+                        .insert(key, (im.memory.uid.clone(), im.memory.created_at));
+                }
+                batch.memories.push(im)
+            }
             Err(w) => batch.warn(w),
+        }
+    }
+
+    fn finish(&mut self, batch: &mut Batch) {
+        let mut unknown = 0;
+        for e in std::mem::take(&mut self.edges) {
+            let (Some((src, a)), Some((dst, b))) =
+                (self.ids.get(&e.source), self.ids.get(&e.target))
+            else {
+                unknown += 1;
+                continue;
+            };
+            let kind = LinkKind::parse(&e.relation).unwrap_or(LinkKind::Related);
+            let at = *a.max(b);
+            batch.links.push(LinkRow {
+                src: src.clone(),
+                dst: dst.clone(),
+                kind,
+                weight: e.weight,
+                created_at: at,
+                updated_at: at,
+                note: (kind == LinkKind::Related && !e.relation.eq_ignore_ascii_case("related"))
+                    .then(|| format!("seed A relation {:?}", e.relation)),
+            });
+        }
+        if unknown > 0 {
+            batch.warn(format!(
+                "graph.json: {unknown} edges name memories that are not in the table; skipped"
+            ));
         }
     }
 }
 
-/// One line of A's table as a memory, or why it was skipped.
-fn a_memory(t: &str, line_no: usize, now: Millis) -> std::result::Result<ImportedMemory, String> {
+/// One edge of A's graph, by A's memory ids.
+#[derive(Debug, Clone)]
+pub(super) struct AEdge {
+    source: String,
+    target: String,
+    relation: String,
+    weight: f64,
+}
+
+/// A memory id as the table and the graph both write it: `5` and `"5"` are one id.
+fn a_key(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.trim().to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Reads A's `graph.json` whole (A wrote it whole), before anything is stored: a file that
+/// is not node-link data is an error naming the file, not half an import.
+pub(super) fn read_graph(path: &Path) -> Result<Vec<AEdge>> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| bad_file(path, e))?;
+    let edges = doc
+        .get("links")
+        .or_else(|| doc.get("edges"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            bad_file(
+                path,
+                "not NetworkX node-link data (no `links` or `edges` list)",
+            )
+        })?;
+    Ok(edges
+        .iter()
+        .filter_map(|e| {
+            Some(AEdge {
+                source: a_key(e.get("source")?),
+                target: a_key(e.get("target")?),
+                relation: str_of(e.as_object()?, "relation")
+                    .unwrap_or("semantic")
+                    .to_string(),
+                weight: e
+                    .get("weight")
+                    .and_then(Value::as_f64)
+                    .filter(|w| w.is_finite())
+                    .unwrap_or(1.0)
+                    .clamp(0.0, 1.0),
+            })
+        })
+        .collect())
+}
+
+/// One line of A's table as a memory (with A's id as [`a_key`] writes it), or why it was
+/// skipped.
+fn a_memory(
+    t: &str,
+    line_no: usize,
+    now: Millis,
+) -> std::result::Result<(String, ImportedMemory), String> {
     let o: Map<String, Value> = serde_json::from_str(t)
         .map_err(|e| format!("line {line_no}: not a JSON object ({e}); skipped"))?;
     let Some(content) = str_of(&o, "content") else {
         return Err(format!("line {line_no}: no content; skipped"));
     };
+    let key = o.get("id").map(a_key).unwrap_or_default();
     let id = o
         .get("id")
         .map(|v| v.to_string())
@@ -82,7 +191,7 @@ fn a_memory(t: &str, line_no: usize, now: Millis) -> std::result::Result<Importe
     let events = a_events(&m, recalls, last);
     let mut im = ImportedMemory::new(m);
     im.events = Some(events);
-    Ok(im)
+    Ok((key, im))
 }
 
 /// At most this many recall events stand for an A memory's `recall_count`.
