@@ -102,6 +102,22 @@ pub fn verdict(best: Option<f64>, with_model: bool, has_content: bool) -> Match 
     }
 }
 
+/// The raw cosine a hit needs under seed A's similarity floors (`floors[0]`, 0.50 in A;
+/// `floors[1]`, 0.20, when no candidate reaches the first). A's floors are raw cosines of
+/// its sentence-transformers model, which spreads like MiniLM; on another model's scale
+/// (e5's compressed range) they move with its calibration, so they keep their meaning.
+pub fn seed_a_floor(cosines: &[f64], floors: [f64; 2], model: Calibration) -> f64 {
+    let reference = crate::embed::calibration("sentence-transformers/all-MiniLM-L6-v2");
+    let span = f64::from(model.paraphrase - model.unrelated);
+    let on_model = |f: f64| f64::from(model.unrelated) + reference.scale(f as f32) * span;
+    let (high, low) = (on_model(floors[0]), on_model(floors[1]));
+    if cosines.iter().any(|&c| c >= high) {
+        high
+    } else {
+        low
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +167,18 @@ mod tests {
         assert!(Match::Good.notice().is_none());
         assert!(Match::None.notice().unwrap().contains("no good match"));
         assert_eq!(serde_json::to_value(Match::Weak).unwrap(), "weak");
+    }
+
+    #[test]
+    fn seed_a_floors_hold_on_minilm_and_move_with_e5() {
+        let mini = calibration("sentence-transformers/all-MiniLM-L6-v2");
+        assert!((seed_a_floor(&[0.62, 0.3], [0.5, 0.2], mini) - 0.5).abs() < 1e-6);
+        // Nothing reaches 0.50: the second floor.
+        assert!((seed_a_floor(&[0.31, 0.1], [0.5, 0.2], mini) - 0.2).abs() < 1e-6);
+        // e5 puts unrelated text at 0.76: the floors move up its scale.
+        let e5 = calibration("intfloat/multilingual-e5-small");
+        let high = seed_a_floor(&[0.95], [0.5, 0.2], e5);
+        assert!(high > 0.85 && high < 0.92, "{high}");
+        assert!(seed_a_floor(&[0.8], [0.5, 0.2], e5) > 0.76);
     }
 }

@@ -62,6 +62,10 @@ pub struct RecallMemoryArgs {
     pub place: Place,
 }
 
+/// A's vector floors: hits at cosine 0.50 or more, else (none there) at 0.20 or more; its
+/// keyword-only matches never entered. Weaker hits came back as `similarity 0.0` noise.
+const A_SIMILARITY_FLOORS: [f64; 2] = [0.5, 0.2];
+
 fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: RecallMemoryArgs = parse(args)?;
     let kinds = match a.memory_type.as_deref().unwrap_or("all") {
@@ -85,6 +89,7 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         room: room.clone(),
         cwd: a.place.cwd.clone(),
         session_id: a.session_id,
+        min_similarity: Some(A_SIMILARITY_FLOORS),
         ..RecallRequest::new(a.query)
     };
     let out = ctx.store.recall(&req)?;
@@ -98,7 +103,9 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                 "category": category(h.memory.kind),
                 "importance": h.memory.importance,
                 "strength": h.activation,
-                "similarity": h.relevance,
+                // A's similarity is the cosine; searching lexically (no model), the
+                // share of the query's words the memory holds.
+                "similarity": h.cosine.unwrap_or(h.coverage),
                 "score": h.score,
                 "metadata": h.memory.metadata,
                 "created_at": engram_core::time::format(h.memory.created_at),

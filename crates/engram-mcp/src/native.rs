@@ -162,6 +162,7 @@ fn recall(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         token_budget: a.token_budget,
         as_of: crate::adapt::as_of(a.as_of.as_deref())?,
         min_coverage: None,
+        min_similarity: None,
         include_superseded: a.include_superseded.unwrap_or(false),
     };
     let out = ctx.store.recall(&req)?;

@@ -62,6 +62,11 @@ pub struct RecallRequest {
     /// Only hits holding at least this share of the query's terms (`coverage`), applied
     /// before the limit: seed C's `match_mode: all` (every word must match) asks for 0.999.
     pub min_coverage: Option<f64>,
+    /// Seed A's similarity floors (`engram_core::relevance::seed_a_floor`): with a query
+    /// vector, only hits whose cosine reaches the first floor, or the second when none
+    /// does; applied before the limit. Hits without a vector yet are kept (a memory written
+    /// a moment ago is not lost to them); without a model there is no cosine to judge by.
+    pub min_similarity: Option<[f64; 2]>,
 }
 
 impl RecallRequest {
@@ -79,6 +84,7 @@ impl RecallRequest {
             as_of: None,
             include_superseded: false,
             min_coverage: None,
+            min_similarity: None,
         }
     }
 }
@@ -198,6 +204,13 @@ impl Store {
         };
         let (mode, Gathered { ranked, memories }) =
             self.plan_and_run(req.mode, &scope, qvec.as_deref(), req.limit)?;
+        let floor = match (req.min_similarity, self.calibration(), &qvec) {
+            (Some(floors), Some(cal), Some(_)) => {
+                let cosines: Vec<f64> = ranked.hits.iter().filter_map(|h| h.cosine).collect();
+                Some(engram_core::relevance::seed_a_floor(&cosines, floors, cal))
+            }
+            _ => None,
+        };
         let mut kept: Vec<(RankedHit, &Memory)> = Vec::new();
         for h in ranked.hits {
             let Some(m) = memories.get(&h.id) else {
@@ -210,6 +223,9 @@ impl Store {
             // C's "every word" search: applied before the limit, so a client asking for
             // ten gets ten that hold every word, not ten filtered down.
             if req.min_coverage.is_some_and(|min| h.coverage < min) {
+                continue;
+            }
+            if floor.is_some_and(|f| h.cosine.is_some_and(|c| c < f)) {
                 continue;
             }
             // The conflict check reads each hit's statement: the limit and a window past

@@ -82,6 +82,7 @@ pub fn recall(a: cli::RecallArgs, cwd: Option<PathBuf>, json: bool) -> anyhow::R
         token_budget: a.token_budget,
         as_of: adapt::as_of(a.as_of.as_deref())?,
         min_coverage: None,
+        min_similarity: None,
         include_superseded: a.include_superseded,
     };
     let out = store.recall(&req)?;

@@ -70,6 +70,7 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         room: room.clone(),
         cwd: a.project.dir(),
         min_coverage: all_words.then_some(0.999),
+        min_similarity: None,
         // C shows a superseded memory, marked with its successor, rather than hiding it.
         include_superseded: true,
         ..RecallRequest::new(a.query.clone())
