@@ -69,6 +69,14 @@ pub struct Config {
     /// background, in milliseconds (default 5000; 0 never waits). A search that had to go
     /// without it says so in its result (`search: "lexical"`, `lexical_reason`).
     pub first_recall_wait_ms: u64,
+    /// When a server loads the embedding model (seed B's `ENGRAM_PRELOAD`): `background`
+    /// (at start, on a thread of its own: the handshake never waits), `auto` (the same),
+    /// `blocking` (before it answers anything) or `off` (at the first tool call).
+    pub preload: String,
+    /// Seconds without a tool call after which a server frees the embedding model, loading
+    /// it again at the next call (seed B's `ENGRAM_IDLE_UNLOAD_SEC`); 0 (the default)
+    /// keeps it for the server's life.
+    pub idle_unload_sec: u64,
     /// Places of a recall result kept for standing instructions and preferences that apply
     /// to the query (`engram_core::standing`), right after the best hit; never all
     /// of it. 0 (the default) turns it off: on LoCoMo's casual chat, turns such as "Always
@@ -169,6 +177,9 @@ pub enum IndexCheck {
     Off,
 }
 
+/// The values of [`Config::preload`].
+pub const PRELOAD_MODES: [&str; 4] = ["background", "auto", "blocking", "off"];
+
 impl Default for Config {
     fn default() -> Self {
         let w = Weights::default();
@@ -189,6 +200,8 @@ impl Default for Config {
             server_stores: 8,
             embed_threads: 2,
             first_recall_wait_ms: 5000,
+            preload: "background".to_string(),
+            idle_unload_sec: 0,
             standing_places: 0,
             standing_min_relevance: 0.2,
             fusion: Fusion::Weighted,
@@ -251,6 +264,16 @@ impl Config {
             ));
         }
         self.hooks.validate()?;
+        if !PRELOAD_MODES.contains(&self.preload.trim()) {
+            return Err(InputError::new(
+                "preload",
+                format!(
+                    "is {:?}; use one of {}",
+                    self.preload,
+                    PRELOAD_MODES.join(", ")
+                ),
+            ));
+        }
         let unit = [
             ("w_relevance", self.w_relevance),
             ("w_activation", self.w_activation),

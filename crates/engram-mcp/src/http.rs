@@ -184,7 +184,7 @@ async fn store_answer<T: Send + 'static>(
     shared: Arc<Shared>,
     f: impl FnOnce(&mut engram_store::Store) -> engram_store::Result<T> + Send + 'static,
 ) -> Result<T, String> {
-    match tokio::task::spawn_blocking(move || shared.with_store(false, None, f)).await {
+    match tokio::task::spawn_blocking(move || shared.probe_store(false, None, f)).await {
         Ok(Ok(Ok(v))) => Ok(v),
         Ok(Ok(Err(e))) => Err(e.to_string()),
         Ok(Err(e)) => Err(format!("{e:#}")),
@@ -309,7 +309,7 @@ pub async fn serve_then(
     let team = !addr.ip().is_loopback()
         && token.is_none()
         && shared
-            .with_store(false, None, |s| s.team_mode())
+            .probe_store(false, None, |s| s.team_mode())
             .ok()
             .and_then(|r| r.ok())
             .unwrap_or(false);

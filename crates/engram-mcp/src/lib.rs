@@ -50,4 +50,4 @@ pub mod tools;
 pub mod unix_socket;
 pub mod web;
 
-pub use server::{EngramServer, INSTRUCTIONS, ModelState, Opener, Shared};
+pub use server::{EngramServer, INSTRUCTIONS, LoadOutcome, Loader, ModelState, Opener, Shared};

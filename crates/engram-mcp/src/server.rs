@@ -15,6 +15,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use std::sync::{Arc, Mutex};
 
+mod model_life;
+pub use model_life::{LoadOutcome, Loader};
+
 /// What the server tells every client: a short memory protocol.
 pub const INSTRUCTIONS: &str = "engram is your long-term memory across sessions. Protocol: \
 1) Recall before acting: at the start of a task, before a decision, and when something looks familiar, call recall (or context at session start). \
@@ -36,6 +39,9 @@ pub enum ModelState {
     Ready,
     /// No model installed, or it failed to load: the reason, for the result.
     Unavailable(String),
+    /// Not in memory: `preload = "off"` before the first call, or freed after
+    /// `idle_unload_sec` without one. The next tool call loads it.
+    Unloaded,
 }
 
 pub struct Shared {
@@ -58,6 +64,7 @@ pub struct Shared {
     /// The directory a stdio server was launched in ([`Shared::with_launch_dir`]); `None`
     /// over HTTP, where the server's own directory says nothing of any caller's.
     launch_dir: Option<std::path::PathBuf>,
+    life: model_life::Life,
 }
 
 impl Shared {
@@ -94,6 +101,7 @@ impl Shared {
             dialect,
             doctor,
             launch_dir: None,
+            life: model_life::Life::new(),
         }))
     }
 
@@ -249,7 +257,10 @@ impl Shared {
             return None;
         }
         match state {
-            ModelState::Ready => None,
+            // Ready with no model here: an idle unload ran meanwhile.
+            ModelState::Ready | ModelState::Unloaded => Some(
+                "the embedding model was freed while the server was idle (`idle_unload_sec`) and is loading again; this search was lexical only".into(),
+            ),
             ModelState::Loading => Some(format!(
                 "the embedding model is still loading (waited {wait} ms, `first_recall_wait_ms`); this search was lexical only, try again shortly"
             )),
@@ -258,6 +269,10 @@ impl Shared {
     }
 
     pub fn install_embedder(&self, e: Arc<dyn engram_core::embed::Embedder>) {
+        let generation = self
+            .life
+            .generation
+            .load(std::sync::atomic::Ordering::SeqCst);
         *self.embedder.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
         // Wakes a search waiting with the store held; it installs the model itself.
         self.set_model_state(ModelState::Ready);
@@ -275,6 +290,15 @@ impl Shared {
                         return;
                     }
                 };
+                // Unloaded while idle since: this model is no longer the server's.
+                if self
+                    .life
+                    .generation
+                    .load(std::sync::atomic::Ordering::SeqCst)
+                    != generation
+                {
+                    return;
+                }
                 store.set_embedder(Some(e.clone()));
                 if fill_lock.is_none() {
                     match store.exclusive(engram_store::storage::Job::Backfill) {
@@ -365,6 +389,18 @@ impl Shared {
         user: Option<&str>,
         f: impl FnOnce(&mut engram_store::Store) -> R,
     ) -> anyhow::Result<R> {
+        self.model_wanted();
+        self.probe_store(write, user, f)
+    }
+
+    /// [`Shared::with_store`] for a status probe (seed A's `/health`, the token check before every request): it neither counts as
+    /// use (the idle clock runs on) nor loads a model that is not in memory.
+    pub fn probe_store<R>(
+        &self,
+        write: bool,
+        user: Option<&str>,
+        f: impl FnOnce(&mut engram_store::Store) -> R,
+    ) -> anyhow::Result<R> {
         let mut guard = self.lock_store();
         let store = self.ensure_open(&mut guard)?;
         let out = store.as_viewer(user, f)?;
@@ -402,6 +438,7 @@ impl Shared {
         user: Option<&str>,
         f: impl FnOnce(&mut Ctx<'_>) -> tools::ToolResult,
     ) -> tools::ToolResult {
+        self.model_wanted();
         let mut guard = self.lock_store();
         let store = self.ensure_open(&mut guard).map_err(|e| tools::ToolError {
             field: None,
@@ -469,6 +506,7 @@ impl Shared {
         tools::check_known_arguments(name, &(spec.schema)(), &args)?;
         // Search tools (`recall` records hits, so it is not read-only).
         let searches = name.contains("recall") || name.contains("search");
+        self.model_wanted();
         let mut guard = self.lock_store();
         let store = self.ensure_open(&mut guard).map_err(|e| tools::ToolError {
             field: None,

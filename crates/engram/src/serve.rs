@@ -76,22 +76,32 @@ enum Listen {
     Unix(std::path::PathBuf),
 }
 
-/// Starts the model loader: `initialize` and the first calls never wait for it.
-fn load_model_in_background(shared: std::sync::Arc<Shared>) -> anyhow::Result<()> {
+/// Starts the model's life in the server (`preload`, `idle_unload_sec`; see
+/// `engram_mcp::Shared::start_model`): by default loaded on a background thread, so
+/// `initialize` and the first calls never wait for it.
+fn start_model(shared: &std::sync::Arc<Shared>) -> anyhow::Result<()> {
+    use engram_mcp::LoadOutcome;
     let home = home()?;
     let config = load_config(&home)?;
-    std::thread::spawn(move || match crate::models::load(&home, &config) {
-        Ok(Some(e)) => shared.install_embedder(e),
-        Ok(None) => {
-            tracing::info!("no embedding model installed; recall is lexical");
-            shared
-                .model_unavailable("no embedding model is installed (`engram model pull`)".into());
-        }
-        Err(e) => {
-            tracing::warn!("{e:#}; recall is lexical");
-            shared.model_unavailable(format!("the embedding model did not load: {e:#}"));
-        }
-    });
+    let (preload, idle) = (
+        config.preload.clone(),
+        std::time::Duration::from_secs(config.idle_unload_sec),
+    );
+    let loader: engram_mcp::Loader =
+        std::sync::Arc::new(move || match crate::models::load(&home, &config) {
+            Ok(Some(e)) => LoadOutcome::Loaded(e),
+            Ok(None) => {
+                tracing::info!("no embedding model installed; recall is lexical");
+                LoadOutcome::Unavailable(
+                    "no embedding model is installed (`engram model pull`)".into(),
+                )
+            }
+            Err(e) => {
+                tracing::warn!("{e:#}; recall is lexical");
+                LoadOutcome::Unavailable(format!("the embedding model did not load: {e:#}"))
+            }
+        });
+    shared.start_model(loader, &preload, idle);
     Ok(())
 }
 
@@ -130,7 +140,7 @@ fn run(
     let shared = Shared::new(opener, Some(doctor_report), &profile, room)?
         .with_stores(crate::open::serving_stores()?)
         .with_launch_dir(launch_dir);
-    load_model_in_background(shared.clone())?;
+    start_model(&shared)?;
     // Maintenance in the background, after the model has had time to load.
     {
         let shared = shared.clone();

@@ -28,7 +28,12 @@ impl Drop for Server {
 /// `engram serve --http 127.0.0.1:0` (the MCP profile is core: A's routes do not depend
 /// on it), waiting for the line naming its port.
 fn serve(home: &Path, token: Option<&str>) -> Server {
+    serve_with(home, token, &[])
+}
+
+fn serve_with(home: &Path, token: Option<&str>, env: &[(&str, &str)]) -> Server {
     let mut c = command(home);
+    c.envs(env.iter().copied());
     c.args(["serve", "--http", "127.0.0.1:0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -640,4 +645,98 @@ fn setup_remove_restores_as_entry() {
     assert_eq!(entry()["command"], env!("CARGO_BIN_EXE_engram"));
     setup(&["--remove"]);
     assert_eq!(entry(), json!({"command": "engram"}));
+}
+
+/// The real model, as `scripts/test` fetches it.
+fn model_dir() -> String {
+    std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
+    })
+}
+
+/// Waits until `/health` says the model is not in memory: the idle watcher's work, seen
+/// from outside (a deadline, not a sleep: the watcher looks every second).
+fn await_unloaded(a: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, h) = get(a, "/health");
+        let reason = h["embedding_reason"].as_str().unwrap_or("");
+        if reason.contains("not in memory") {
+            return h;
+        }
+        assert!(std::time::Instant::now() < deadline, "never unloaded: {h}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Seed B's `ENGRAM_PRELOAD=off` and `ENGRAM_IDLE_UNLOAD_SEC`: the server starts without
+/// the model, the first call loads it (a recall by meaning, not lexical), an idle second
+/// frees it, and the next call loads it again. With the model, A's similarity floors keep
+/// A's recall to real matches (an unrelated memory came back as `similarity 0.0` before).
+#[test]
+fn the_model_loads_on_demand_and_is_freed_when_idle_and_a_floors_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let model = model_dir();
+    let env = [
+        ("ENGRAM_MODEL", model.as_str()),
+        ("ENGRAM_PRELOAD", "off"),
+        ("ENGRAM_IDLE_UNLOAD_SEC", "1"),
+        ("ENGRAM_FIRST_RECALL_WAIT_MS", "120000"),
+    ];
+    let srv = serve_with(&home, None, &env);
+    let a = srv.addr.as_str();
+    let (_, h) = get(a, "/health");
+    assert!(
+        h["embedding_reason"]
+            .as_str()
+            .unwrap()
+            .contains("not in memory"),
+        "{h}"
+    );
+
+    ok(
+        a,
+        "/v1/store",
+        json!({"content": "The nightly backup of the NAS starts at 02:00", "importance": 0.6}),
+    );
+    ok(
+        a,
+        "/v1/store",
+        json!({"content": "Lunch is served at noon in the canteen", "importance": 0.6}),
+    );
+    let recall = |q: &str| ok(a, "/v1/recall", json!({"query": q}));
+    let r = recall("what time does the backup job run at night");
+    assert!(r.get("lexical_reason").is_none(), "{r}");
+    let found = r["memories"].as_array().unwrap();
+    assert!(
+        found[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("nightly backup"),
+        "{r}"
+    );
+    assert!(found[0]["similarity"].as_f64().unwrap() >= 0.5, "{r}");
+    assert!(
+        found
+            .iter()
+            .all(|m| !m["content"].as_str().unwrap().contains("Lunch")),
+        "under A's floors the unrelated memory stays out: {r}"
+    );
+
+    await_unloaded(a);
+    let again = recall("when is the NAS backed up");
+    assert!(
+        again.get("lexical_reason").is_none(),
+        "reloaded for the call: {again}"
+    );
+    assert!(
+        again["memories"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("nightly backup"),
+        "{again}"
+    );
+    await_unloaded(a);
 }

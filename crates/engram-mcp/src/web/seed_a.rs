@@ -179,7 +179,7 @@ async fn health(State(shared): S) -> Response {
     let s2 = shared.clone();
     let user = crate::auth::current_user();
     let stats =
-        tokio::task::spawn_blocking(move || s2.with_store(false, user.as_deref(), |s| s.stats()))
+        tokio::task::spawn_blocking(move || s2.probe_store(false, user.as_deref(), |s| s.stats()))
             .await
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|e| format!("{e:#}")))
@@ -191,6 +191,11 @@ async fn health(State(shared): S) -> Response {
             Some("the embedding model is still loading".to_string()),
         ),
         ModelState::Unavailable(r) => (true, Some(r.clone())),
+        // Freed on purpose (`preload = "off"`, `idle_unload_sec`): the next call loads it.
+        ModelState::Unloaded => (
+            false,
+            Some("the embedding model is not in memory; the next call loads it".to_string()),
+        ),
     };
     let transports = json!({
         "mcp": "/mcp", "rest": "/v1", "seed_c_http": "/observations, /search, …", "ui": "/ui",

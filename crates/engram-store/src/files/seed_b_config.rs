@@ -74,17 +74,39 @@ pub(crate) const ENV_IGNORED: &[(&str, &str)] = &[
         "ENGRAM_EMBED_BACKEND",
         "engram embeds in-process (candle); there is no ONNX/torch choice",
     ),
-    (
-        "ENGRAM_PRELOAD",
-        "engram's server always loads the model on a background thread at start (B's \
-         `background`): the handshake never waits, and a search in the first seconds waits \
-         briefly for it or runs lexically, saying so",
-    ),
-    (
-        "ENGRAM_IDLE_UNLOAD_SEC",
-        "engram's server keeps the model loaded for its life (it is not unloaded when idle)",
-    ),
 ];
+
+/// B's variables that are engram settings too, read as B read them so that a value B took
+/// never fails engram: `ENGRAM_PRELOAD` (an unknown mode is B's `auto`) and
+/// `ENGRAM_IDLE_UNLOAD_SEC` (seconds, fractions rounded; ≤ 0 never unloads; garbage is B's
+/// 600). Returns the value for the setting and, when B's rule replaced the text, a note.
+pub(crate) fn b_env_value(name: &str, raw: &str) -> Option<(toml::Value, Option<String>)> {
+    let t = raw.trim();
+    match name {
+        "ENGRAM_PRELOAD" => {
+            let mode = t.to_ascii_lowercase();
+            Some(
+                if engram_core::config::PRELOAD_MODES.contains(&mode.as_str()) {
+                    (toml::Value::String(mode), None)
+                } else {
+                    let note =
+                        format!("ENGRAM_PRELOAD={t:?} is not a mode; read as seed B did: auto");
+                    (toml::Value::String("auto".into()), Some(note))
+                },
+            )
+        }
+        "ENGRAM_IDLE_UNLOAD_SEC" => Some(match t.parse::<f64>() {
+            Ok(v) if v.is_finite() => (toml::Value::Integer(v.max(0.0).round() as i64), None),
+            _ => {
+                let note = format!(
+                    "ENGRAM_IDLE_UNLOAD_SEC={t:?} is not a number; read as seed B did: 600"
+                );
+                (toml::Value::Integer(600), Some(note))
+            }
+        }),
+        _ => None,
+    }
+}
 
 /// Rewrites B's keys in a parsed file in place into engram's, returning one note per B key
 /// that has no counterpart. An engram key set in the same file wins over B's spelling.

@@ -120,6 +120,11 @@ pub fn load(config_path: &Path, env: &[(String, String)]) -> Result<Loaded> {
             continue;
         }
         applied_env.push(name.clone());
+        if let Some((v, note)) = super::seed_b_config::b_env_value(name, raw) {
+            seed_b_notes.extend(note);
+            table.insert(key, v);
+            continue;
+        }
         let text_setting = matches!(defaults.get(&key), Some(toml::Value::String(_)));
         table.insert(key, parse_env_value(raw, text_setting));
     }
