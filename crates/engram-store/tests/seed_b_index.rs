@@ -222,3 +222,29 @@ fn b_index_is_carried_when_the_vault_is_read_in_place() {
     assert_eq!(again.created_count("events"), 0, "{again:?}");
     assert_eq!(export(&store).len(), all.len());
 }
+
+/// B's `memories_dir` pointed at a folder elsewhere (an Obsidian vault), its `index.db`
+/// kept in B's `data_dir`, which is engram's home: the in-place read finds the index
+/// there. Before, nothing of B's history came across and nothing said so.
+#[test]
+fn b_index_in_the_home_is_found_for_a_folder_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b");
+    let mem = b_home(&b);
+    let elsewhere = dir.path().join("Obsidian").join("engram");
+    std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+    std::fs::rename(&mem, &elsewhere).unwrap();
+    let config = Config {
+        vault_dir: elsewhere.display().to_string(),
+        ..Config::default()
+    };
+    let mut store = support::open_in(&b, config).with_clock(Arc::new(|| T0));
+    store.vault_startup(&mut |_, _| {}).unwrap();
+    let all = export(&store);
+    let hits = rows(&all, "event")
+        .into_iter()
+        .filter(|e| e["memory"] == A1 && e["kind"] == "recall_hit")
+        .count();
+    assert_eq!(hits, 12, "{all:?}");
+    b_links_carried(&all);
+}

@@ -82,7 +82,7 @@ pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Res
             let f = open(path)?;
             crate::files::transfer::read_jsonl(&mut std::io::BufReader::new(f))?
         }
-        Source::B => read_b(path, now)?,
+        Source::B => read_b(path, None, now)?,
         _ => stream::collect(|sink| feed(source, path, now, sink))?,
     };
     if let Some(r) = room {
@@ -125,7 +125,11 @@ impl crate::Store {
                 self.import_jsonl(&mut reopen, room, progress)
             }
             Source::B => {
-                let batch = read(source, path, room, now)?;
+                let home = crate::files::home::Home::of_db(&self.path).root;
+                let mut batch = read_b(path, Some(&home), now)?;
+                if let Some(r) = room.map(room::normalize_room).transpose()? {
+                    put_in_room(&mut batch, &r);
+                }
                 self.import_batch(batch, progress)
             }
             _ => self.import_stream(&mut |sink| feed(source, path, now, sink), room, progress),

@@ -2,7 +2,8 @@
 
 use super::*;
 
-pub(super) fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
+/// `home`: the store's home, where B's `index.db` sits when B's folder is elsewhere.
+pub(super) fn read_b(dir: &Path, home: Option<&Path>, now: Millis) -> Result<Batch> {
     if !dir.is_dir() {
         return Err(bad_file(
             dir,
@@ -93,7 +94,7 @@ pub(super) fn read_b(dir: &Path, now: Millis) -> Result<Batch> {
         batch.memories.push(ImportedMemory::new(m));
     }
     // B's usage history and its links live in its index, not in the files.
-    if let Some(db) = super::seed_b_index::find_index(dir) {
+    if let Some(db) = super::seed_b_index::find_index(dir, home) {
         let index = super::seed_b_index::read_index(&db, &mut batch)?;
         super::seed_b_index::apply(index, &mut batch);
     }

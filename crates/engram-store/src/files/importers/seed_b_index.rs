@@ -26,16 +26,16 @@ pub(super) struct BLink {
     pub weight: f64,
 }
 
-/// B's index for the Markdown folder `dir`: in the folder, or in its parent (B's default
-/// layout: `~/.engram/index.db` beside `~/.engram/memories`).
-pub(super) fn find_index(dir: &Path) -> Option<PathBuf> {
-    let here = dir.join("index.db");
-    if here.is_file() {
-        return Some(here);
-    }
-    dir.parent()
-        .map(|p| p.join("index.db"))
-        .filter(|p| p.is_file())
+/// B's index for the Markdown folder `dir`: in the folder, in its parent (B's default
+/// layout: `~/.engram/index.db` beside `~/.engram/memories`), or in `home` (B's
+/// `data_dir`, engram's home, when B's `memories_dir` pointed elsewhere: an Obsidian or
+/// synced folder).
+pub(super) fn find_index(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    [Some(dir), dir.parent(), home]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join("index.db"))
+        .find(|p| p.is_file())
 }
 
 /// B's index for a vault read in place (B's `memories_dir` as engram's vault, its
@@ -55,8 +55,8 @@ pub(crate) struct VaultHistory {
     pub warnings: Vec<String>,
 }
 
-pub(crate) fn vault_history(root: &Path) -> VaultHistory {
-    let Some(path) = find_index(root) else {
+pub(crate) fn vault_history(root: &Path, home: &Path) -> VaultHistory {
+    let Some(path) = find_index(root, Some(home)) else {
         return VaultHistory::default();
     };
     let mut batch = Batch::default();

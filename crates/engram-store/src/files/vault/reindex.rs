@@ -10,6 +10,8 @@ use crate::storage::Tx;
 struct Pass<'a> {
     tx: &'a mut dyn Tx,
     root: &'a Path,
+    /// The store's home (where seed B's `index.db` may sit).
+    home: &'a Path,
     now: Millis,
     default_importance: f64,
     actr: engram_core::dynamics::ActrParams,
@@ -81,6 +83,7 @@ impl Store {
             return Ok(ReindexReport::default());
         };
         let now = self.now();
+        let home = crate::files::home::Home::of_db(&self.path).root;
         let default_importance = self.config.default_importance;
         let actr = self.config.actr;
         crate::db::create_private_dir(&root)?;
@@ -94,6 +97,7 @@ impl Store {
             let mut pass = Pass {
                 tx,
                 root: &root,
+                home: &home,
                 now,
                 default_importance,
                 actr,
@@ -276,10 +280,10 @@ impl Pass<'_> {
             }
             (Some(u), None) => {
                 let m = memory_from_record(r, u.clone(), now, self.default_importance, in_trash);
-                let root = self.root;
+                let (root, home) = (self.root, self.home);
                 let history = self
                     .b_history
-                    .get_or_insert_with(|| crate::importers::seed_b_history(root))
+                    .get_or_insert_with(|| crate::importers::seed_b_history(root, home))
                     .events
                     .remove(&u.to_ascii_uppercase());
                 let seed = history.is_none().then_some(now);
