@@ -375,6 +375,8 @@ fn from_a_jsonl() {
         .find(|m| m.content.starts_with("Failure"))
         .unwrap();
     assert_eq!((fl.kind, fl.room.as_str()), (Kind::Failure, "alice"));
+    // A's ids are kept: an agent's "memory 2" is still this one.
+    assert_eq!((p.id, fl.id), (1, 2));
     assert_eq!(fl.metadata["component"], "auth");
     assert!(ms.iter().any(|m| m.kind == Kind::Handoff));
     let again = import(&mut store, Source::AJsonl, &f);

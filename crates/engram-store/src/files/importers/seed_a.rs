@@ -189,7 +189,14 @@ fn a_memory(
     let recalls = o.get("recall_count").and_then(Value::as_u64).unwrap_or(0);
     let last = time_of(&o, "last_accessed_at");
     let events = a_events(&m, recalls, last);
+    // A's integer ids stay the memory's ids where the store has them free, so an id an
+    // agent's notes or handoffs name (`update_memory 13`) is still that memory.
+    let a_id = o.get("id").and_then(Value::as_i64).filter(|&i| i > 0);
+    if let Some(i) = a_id {
+        m.id = i;
+    }
     let mut im = ImportedMemory::new(m);
+    im.keep_id = a_id.is_some();
     im.events = Some(events);
     Ok((key, im))
 }
