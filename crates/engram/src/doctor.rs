@@ -314,9 +314,9 @@ fn model_rows(
     let embedder = match crate::models::load(home, config) {
         Ok(Some(e)) => e,
         Ok(None) => {
-            // A folder the user named that holds no model is a mistake to fix (NG); a model
-            // by name not pulled yet is a choice still to make.
-            let status = if crate::models::names_a_folder(name) {
+            // A folder the user named that holds no model, or a name engram cannot pull, is
+            // a mistake to fix (NG); a known model not pulled yet is a choice still to make.
+            let status = if crate::models::unusable_model_name(name) {
                 Status::Ng
             } else {
                 Status::Na
@@ -601,7 +601,7 @@ fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
         "seed A data",
         Status::Na,
         format!(
-            "{} found; to import it: duckdb -readonly \"{}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl{links}",
+            "{} found; to import it (once: importing again creates nothing): duckdb -readonly \"{}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl{links}",
             duck.display(),
             duck.display()
         ),

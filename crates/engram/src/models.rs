@@ -54,11 +54,27 @@ pub fn missing_model_advice(name: &str) -> String {
         format!(
             "model folder {name:?} holds no model: it must contain config.json, tokenizer.json and model.safetensors (a sentence-transformers model as published); fix the path in ENGRAM_MODEL or `model` in config.toml"
         )
+    } else if ModelSpec::find(name).is_none() {
+        format!(
+            "model {name:?} is not one engram can pull (it knows {}); engram runs BERT-family sentence-transformers models (MiniLM, bge, e5, gte), not MPNet: put such a model's folder (config.json, tokenizer.json, model.safetensors) on disk and set ENGRAM_MODEL to its path, or run `engram model pull all-MiniLM-L6-v2` and unset ENGRAM_MODEL; recall is lexical until then",
+            ModelSpec::known()
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     } else {
         format!(
             "model {name:?} is not installed: run `engram model pull {name}` (or set ENGRAM_MODEL to a model folder)"
         )
     }
+}
+
+/// Whether the configured model can never load as named: a folder without a model, or a
+/// name engram cannot pull. A mistake to fix, said as one (doctor NG, a warning in the
+/// server's log), where a known model not pulled yet is a step still to take.
+pub fn unusable_model_name(name: &str) -> bool {
+    names_a_folder(name) || ModelSpec::find(name).is_none()
 }
 
 /// Why search is lexical, for `stats` and `doctor`: `None` when a model is loaded.

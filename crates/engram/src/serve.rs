@@ -91,10 +91,17 @@ fn start_model(shared: &std::sync::Arc<Shared>) -> anyhow::Result<()> {
         std::sync::Arc::new(move || match crate::models::load(&home, &config) {
             Ok(Some(e)) => LoadOutcome::Loaded(e),
             Ok(None) => {
-                tracing::info!("no embedding model installed; recall is lexical");
-                LoadOutcome::Unavailable(
-                    "no embedding model is installed (`engram model pull`)".into(),
-                )
+                // Said at warn level (the default log level shows it): every search of
+                // this server is lexical, and the reason names the model and the fix.
+                let reason = crate::models::lexical_reason(&home, &config).unwrap_or_else(|| {
+                    "no embedding model is installed (`engram model pull`)".into()
+                });
+                if config.model.trim().eq_ignore_ascii_case("none") {
+                    tracing::info!("{reason}");
+                } else {
+                    tracing::warn!("{reason}");
+                }
+                LoadOutcome::Unavailable(reason)
             }
             Err(e) => {
                 tracing::warn!("{e:#}; recall is lexical");

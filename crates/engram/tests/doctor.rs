@@ -279,6 +279,16 @@ fn a_model_folder_that_holds_no_model_is_named_with_what_it_needs() {
         detail.contains("model.safetensors") && !detail.contains("model pull"),
         "{detail}"
     );
+    // Seed A's default, an MPNet engram cannot run: NG, named, with a fix that works
+    // (before: "run `engram model pull all-mpnet-base-v2`", which then failed).
+    let out = run(Path::new("all-mpnet-base-v2"), &["doctor", "--json"]);
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (st, detail) = status(&d, "model");
+    assert_eq!(st, "NG", "{detail}");
+    assert!(
+        detail.contains("not one engram can pull") && !detail.contains("model pull all-mpnet"),
+        "{detail}"
+    );
     let list = run(&missing, &["model", "list"]);
     let text = String::from_utf8_lossy(&list.stdout);
     let line = text
