@@ -378,7 +378,9 @@ async def run_profile(client, profile, transport):
     for t in (await client.list_tools()).tools:
         check(t.annotations is not None and t.annotations.read_only_hint is not None, f"{t.name} has annotations")
         check(t.description and len(t.description) > 20, f"{t.name} has a description")
-    check("Recall before acting" in (client.instructions or ""), "server instructions carry the memory protocol")
+    # The protocol in the profile's own tool names: a seed's agent is told what it can call.
+    cue = {"compat-a": "recall_memory", "compat-b": "consolidation_candidates", "compat-c": "mem_search"}.get(profile, "Recall before acting")
+    check(cue in (client.instructions or ""), f"server instructions carry the memory protocol ({cue})")
     for flow in PROFILES[profile]:
         await flow(client, f"{transport}-{profile}")
 
