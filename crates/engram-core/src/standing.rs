@@ -67,7 +67,72 @@ const CJK_CUES: &[&str] = &[
 
 /// Whether a text sets a standing instruction or preference.
 pub fn is_standing(content: &str) -> bool {
-    ENGLISH.is_match(content) || CJK_CUES.iter().any(|c| content.contains(c))
+    ENGLISH
+        .find_iter(content)
+        .any(|m| sets_a_rule(m.as_str(), &content[m.end()..]))
+        || CJK_CUES.iter().any(|c| content.contains(c))
+}
+
+/// Words after a sentence-opening "Always"/"Never" that state a mood or a fact, not a rule
+/// ("Always here to help!", "Never thought I'd see it", "Always a pleasure", "Never mind").
+const NOT_A_RULE: &[&str] = &[
+    "a", "an", "the", "my", "your", "our", "his", "her", "their", "this", "that", "so", "such",
+    "too", "more", "really", "just", "ever", "again", "here", "there", "happy", "glad", "great",
+    "good", "nice", "fun", "fine", "welcome", "mind", "been", "was", "were", "is", "are", "had",
+    "has", "did", "got", "thought", "knew", "felt", "seen", "heard", "said", "told", "made",
+    "went", "came", "love", "loved", "enjoy", "enjoyed", "liked", "wanted", "expected", "imagined",
+    "realized", "realised", "gonna", "i", "you", "we", "me", "it",
+];
+
+/// Verbs after "whenever I" that make it a request to the agent ("whenever I ask for a
+/// query, …"), not a habit ("Whenever I go to the beach, I feel calm").
+const REQUESTS: &[&str] = &[
+    "ask", "say", "request", "type", "mention", "paste", "send", "share", "give", "need", "want",
+    "write", "run", "open", "start", "use",
+];
+
+/// Words after "In the future" that tell of plans, not of how things are to be done ("In
+/// the future I hope to travel").
+const PLANS: &[&str] = &[
+    "i", "i'd", "i'll", "i'm", "we", "we'll", "my", "our", "it", "they",
+];
+
+/// A cue sets a rule unless it is a sentence-opening "Always"/"Never" followed by what
+/// an imperative never is: a mood word, a past tense, a pronoun, an article, or a long
+/// "-ing" form ("Always learning!"). An instruction's "Always"/"Never" is followed by a
+/// verb in its plain form ("Always include", "never push", "Never forget to"). "Whenever
+/// I" needs a request after it, "In the future" no plan.
+fn sets_a_rule(cue: &str, rest: &str) -> bool {
+    let last = cue
+        .trim_end()
+        .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let next_word = || -> String {
+        rest.trim_start_matches([',', ' ', '\t'])
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+            .to_ascii_lowercase()
+    };
+    match last.as_str() {
+        "always" | "never" => {}
+        "i" => return REQUESTS.contains(&next_word().as_str()),
+        "future" => return !PLANS.contains(&next_word().as_str()),
+        _ => return true,
+    }
+    let next: String = rest
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '\'')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let next = next.split('\'').next().unwrap_or("");
+    !(next.is_empty() || NOT_A_RULE.contains(&next) || (next.len() >= 7 && next.ends_with("ing")))
 }
 
 /// The tags a memory is stored with: `tags` plus [`TAG`] when its content reads as a
@@ -117,6 +182,10 @@ mod tests {
             "コミットメッセージは常に英語で書く",
             "以后请用中文回答。",
             "我更喜欢用 pnpm 而不是 npm",
+            "Never forget to run the migrations first.",
+            "Always bring the logs when you report a crash.",
+            "Whenever I ask for a query, use PostgreSQL syntax.",
+            "In the future, put the summary first.",
         ] {
             assert!(is_standing(s), "{s}");
         }
@@ -132,6 +201,14 @@ mod tests {
             "サーバーは東京にあります。",
             "数据库在上海。",
             "部署以后构建总是失败。",
+            "Always here to help!",
+            "Thanks! Never thought I'd finish it.",
+            "Always a pleasure talking to you.",
+            "Always happy to chat. Never mind the weather.",
+            "Always learning something new!",
+            "Never!",
+            "Whenever I go to the beach, I feel calm.",
+            "In the future I hope to visit Japan.",
         ] {
             assert!(!is_standing(s), "{s}");
         }
