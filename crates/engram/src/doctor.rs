@@ -418,12 +418,26 @@ fn client_rows(rows: &mut Vec<Row>, home: &Path, c: Client) {
     if let Some(path) = c.instructions_file(home) {
         let has = std::fs::read_to_string(&path)
             .is_ok_and(|t| t.contains(edit::BEGIN) && t.contains(edit::END));
+        // A seed user's own protocol (B's `@…/MEMORY_PROTOCOL.md`, C's `mem_*` rules) is
+        // one: setup left it as it is and serves that seed's profile.
+        let seed = c.seed_protocol(home).filter(|(_, f)| *f == path);
         if has {
             row(
                 rows,
                 format!("{name}: instructions"),
                 Status::Ok,
                 format!("memory protocol in {}", path.display()),
+            );
+        } else if let Some((s, _)) = seed {
+            row(
+                rows,
+                format!("{name}: instructions"),
+                Status::Ok,
+                format!(
+                    "seed {s:?}'s memory protocol in {} (served by {})",
+                    path.display(),
+                    s.profile()
+                ),
             );
         } else {
             row(

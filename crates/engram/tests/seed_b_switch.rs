@@ -83,6 +83,25 @@ fn setup_registers_compat_b_for_b_users() {
         rules,
         "B's instructions are left as they are"
     );
+    // Doctor counts B's protocol as one (before: "no memory protocol in CLAUDE.md").
+    let out = command(&home)
+        .env("HOME", &user)
+        .args(["doctor", "--json"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = d["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["check"] == "claude: instructions")
+        .unwrap_or_else(|| panic!("{d}"))
+        .clone();
+    assert_eq!(row["status"], "OK", "{row}");
+    assert!(
+        row["detail"].as_str().unwrap().contains("compat-b"),
+        "{row}"
+    );
 
     // The server the entry starts serves B's tools.
     let args: Vec<String> = entry["args"].as_array().unwrap()[1..]

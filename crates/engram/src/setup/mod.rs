@@ -300,7 +300,7 @@ impl SeedProtocol {
         }
     }
 
-    fn profile(self) -> &'static str {
+    pub fn profile(self) -> &'static str {
         match self {
             SeedProtocol::A => "compat-a",
             SeedProtocol::B => "compat-b",
