@@ -93,9 +93,7 @@ const REQUESTS: &[&str] = &[
 
 /// Words after "In the future" that tell of plans, not of how things are to be done ("In
 /// the future I hope to travel").
-const PLANS: &[&str] = &[
-    "i", "i'd", "i'll", "i'm", "we", "we'll", "my", "our", "it", "they",
-];
+const PLANS: &[&str] = &["i", "we", "my", "our", "it", "they"];
 
 /// A cue sets a rule unless it is a sentence-opening "Always"/"Never" followed by what
 /// an imperative never is: a mood word, a past tense, a pronoun, an article, or a long
@@ -109,30 +107,27 @@ fn sets_a_rule(cue: &str, rest: &str) -> bool {
         .next()
         .unwrap_or("")
         .to_ascii_lowercase();
-    let next_word = || -> String {
-        rest.trim_start_matches([',', ' ', '\t'])
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-            .to_ascii_lowercase()
-    };
-    match last.as_str() {
-        "always" | "never" => {}
-        "i" => return REQUESTS.contains(&next_word().as_str()),
-        "future" => return !PLANS.contains(&next_word().as_str()),
-        _ => return true,
-    }
+    // The word after the cue, lower case, up to an apostrophe ("I'd" → "i").
     let next: String = rest
+        .trim_start_matches([',', ' ', '\t'])
         .split_whitespace()
         .next()
         .unwrap_or("")
         .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '\'')
+        .take_while(|c| c.is_alphanumeric())
         .collect::<String>()
         .to_ascii_lowercase();
-    let next = next.split('\'').next().unwrap_or("");
-    !(next.is_empty() || NOT_A_RULE.contains(&next) || (next.len() >= 7 && next.ends_with("ing")))
+    let next = next.as_str();
+    match last.as_str() {
+        "always" | "never" => {
+            !(next.is_empty()
+                || NOT_A_RULE.contains(&next)
+                || (next.len() >= 7 && next.ends_with("ing")))
+        }
+        "i" => REQUESTS.contains(&next),
+        "future" => !PLANS.contains(&next),
+        _ => true,
+    }
 }
 
 /// The tags a memory is stored with: `tags` plus [`TAG`] when its content reads as a

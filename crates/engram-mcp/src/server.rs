@@ -302,6 +302,13 @@ impl Shared {
     }
 
     pub fn install_embedder(&self, e: Arc<dyn engram_core::embed::Embedder>) {
+        let generation = self.make_ready(&e);
+        self.backfill(e, generation);
+    }
+
+    /// The loaded model becomes the server's (searches use it from now on); returns the
+    /// model's generation for [`Shared::backfill`].
+    fn make_ready(&self, e: &Arc<dyn engram_core::embed::Embedder>) -> u64 {
         let generation = self
             .life
             .generation
@@ -309,6 +316,12 @@ impl Shared {
         *self.embedder.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
         // Wakes a search waiting with the store held; it installs the model itself.
         self.set_model_state(ModelState::Ready);
+        generation
+    }
+
+    /// Embeds every memory that lacks a vector of `e`, a batch at a time, until done or
+    /// until the model of `generation` is freed.
+    fn backfill(&self, e: Arc<dyn engram_core::embed::Embedder>, generation: u64) {
         let mut after = 0;
         // Of several servers on one database, one fills (`Job::Backfill`): the others
         // would embed the same texts and write the same vectors.

@@ -647,13 +647,6 @@ fn setup_remove_restores_as_entry() {
     assert_eq!(entry(), json!({"command": "engram"}));
 }
 
-/// The real model, as `scripts/test` fetches it.
-fn model_dir() -> String {
-    std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
-        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
-    })
-}
-
 /// Waits until `/health` says the model is not in memory: the idle watcher's work, seen
 /// from outside (a deadline, not a sleep: the watcher looks every second).
 fn await_unloaded(a: &str) -> Value {
@@ -678,7 +671,7 @@ fn the_model_loads_on_demand_and_is_freed_when_idle_and_a_floors_hold() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let model = model_dir();
+    let model = support::model_dir();
     let env = [
         ("ENGRAM_MODEL", model.as_str()),
         ("ENGRAM_PRELOAD", "off"),

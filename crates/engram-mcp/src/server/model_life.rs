@@ -66,7 +66,7 @@ impl Shared {
         let _ = self.life.me.set(Arc::downgrade(self));
         match preload.trim() {
             "off" => self.set_model_state(ModelState::Unloaded),
-            "blocking" => self.load_now(),
+            "blocking" => self.load_before_serving(),
             _ => self.load_in_background(),
         }
         if !idle.is_zero() {
@@ -81,6 +81,23 @@ impl Shared {
         };
         match loader() {
             LoadOutcome::Loaded(e) => self.install_embedder(e),
+            LoadOutcome::Unavailable(reason) => self.model_unavailable(reason),
+        }
+    }
+
+    /// `blocking`: the model is the server's before this returns; the backfill of
+    /// vectorless memories still runs on a thread (a large store would otherwise hold the
+    /// handshake for minutes).
+    fn load_before_serving(self: &Arc<Self>) {
+        let Some(loader) = self.life.loader.get() else {
+            return;
+        };
+        match loader() {
+            LoadOutcome::Loaded(e) => {
+                let generation = self.make_ready(&e);
+                let me = self.clone();
+                std::thread::spawn(move || me.backfill(e, generation));
+            }
             LoadOutcome::Unavailable(reason) => self.model_unavailable(reason),
         }
     }

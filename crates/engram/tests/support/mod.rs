@@ -334,3 +334,10 @@ pub fn http_addr(child: &mut std::process::Child) -> String {
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
     addr
 }
+
+/// The real model's folder, as `scripts/test` fetches it (`ENGRAM_TEST_MODEL_DIR`).
+pub fn model_dir() -> String {
+    std::env::var("ENGRAM_TEST_MODEL_DIR").unwrap_or_else(|_| {
+        panic!("ENGRAM_TEST_MODEL_DIR is not set: run scripts/test, which fetches the model")
+    })
+}

@@ -33,7 +33,10 @@ use std::path::Path;
 
 use mcp_memory::McpMemory;
 use seed_b::read_b;
-pub(crate) use seed_b_index::{VaultHistory as SeedBHistory, vault_history as seed_b_history};
+pub(crate) use seed_b_index::{
+    VaultHistory as SeedBHistory, vault_history as seed_b_history,
+    with_create as seed_b_with_create,
+};
 pub(crate) use seed_c::read_c_tables;
 pub use seed_c::read_c_value;
 
@@ -76,13 +79,24 @@ impl Source {
 /// room (sources without rooms otherwise land in `common`); `now` dates what the source
 /// leaves undated.
 pub fn read(source: Source, path: &Path, room: Option<&str>, now: Millis) -> Result<Batch> {
+    read_in(source, path, room, now, None)
+}
+
+/// [`read`], with the store's home where seed B's `index.db` may sit.
+fn read_in(
+    source: Source,
+    path: &Path,
+    room: Option<&str>,
+    now: Millis,
+    home: Option<&Path>,
+) -> Result<Batch> {
     let room = room.map(room::normalize_room).transpose()?;
     let mut batch = match source {
         Source::Engram => {
             let f = open(path)?;
             crate::files::transfer::read_jsonl(&mut std::io::BufReader::new(f))?
         }
-        Source::B => read_b(path, None, now)?,
+        Source::B => read_b(path, home, now)?,
         _ => stream::collect(|sink| feed(source, path, now, sink))?,
     };
     if let Some(r) = room {
@@ -126,10 +140,7 @@ impl crate::Store {
             }
             Source::B => {
                 let home = crate::files::home::Home::of_db(&self.path).root;
-                let mut batch = read_b(path, Some(&home), now)?;
-                if let Some(r) = room.map(room::normalize_room).transpose()? {
-                    put_in_room(&mut batch, &r);
-                }
+                let batch = read_in(source, path, room, now, Some(&home))?;
                 self.import_batch(batch, progress)
             }
             _ => self.import_stream(&mut |sink| feed(source, path, now, sink), room, progress),

@@ -44,8 +44,8 @@ pub(super) fn find_index(dir: &Path, home: Option<&Path>) -> Option<PathBuf> {
 /// them to the memories it reads in from B's files, so activation continues where B left
 /// it and a corrected memory keeps its successor (before, only `engram import --from b`
 /// carried them, and once the scan had read the files that import created nothing, so
-/// the history was lost). Empty when no index is found; an index that is not B's is
-/// logged and read as empty.
+/// the history was lost). Empty when no index is found; what cannot be read of the index
+/// is in `warnings`, for the reader's report.
 #[derive(Default)]
 pub(crate) struct VaultHistory {
     pub events: HashMap<String, Vec<EventRow>>,
@@ -162,29 +162,39 @@ fn read_links(conn: &rusqlite::Connection, index: &mut BIndex) -> rusqlite::Resu
 /// the seeded history (a `create` added at its creation when B recorded none), and each
 /// link becomes engram's (`superseded_by` old→new is engram's `supersedes` new→old). A
 /// link the files listed too keeps B's weight from the index.
+/// A memory's B events with a `create` at its creation first when B recorded none (B's
+/// index may start a memory's history at its first recall).
+pub(crate) fn with_create(
+    mut events: Vec<EventRow>,
+    m: &engram_core::Memory,
+    actr: &engram_core::dynamics::ActrParams,
+) -> Vec<EventRow> {
+    if !events.iter().any(|e| e.kind == EventKind::Create.as_str()) {
+        events.insert(
+            0,
+            EventRow {
+                kind: EventKind::Create.as_str().into(),
+                weight: engram_core::dynamics::create_weight(m.importance, actr),
+                at: m.created_at,
+                session_id: None,
+                detail: None,
+            },
+        );
+    }
+    events
+}
+
 pub(super) fn apply(index: BIndex, batch: &mut Batch) {
     let mut events = index.events;
     let mut created: HashMap<String, Millis> = HashMap::new();
     for im in &mut batch.memories {
         let m = &im.memory;
         created.insert(m.uid.clone(), m.created_at);
-        let Some(mut evs) = events.remove(&m.uid) else {
+        let Some(evs) = events.remove(&m.uid) else {
             continue;
         };
-        if !evs.iter().any(|e| e.kind == EventKind::Create.as_str()) {
-            let p = engram_core::dynamics::ActrParams::default();
-            evs.insert(
-                0,
-                EventRow {
-                    kind: EventKind::Create.as_str().into(),
-                    weight: engram_core::dynamics::create_weight(m.importance, &p),
-                    at: m.created_at,
-                    session_id: None,
-                    detail: None,
-                },
-            );
-        }
-        im.events = Some(evs);
+        let p = engram_core::dynamics::ActrParams::default();
+        im.events = Some(with_create(evs, m, &p));
     }
     let orphans: usize = events.values().map(Vec::len).sum();
     if orphans > 0 {

@@ -33,27 +33,14 @@ struct Pass<'a> {
     restored: HashMap<String, (MemoryId, Millis)>,
 }
 
-/// A B memory's events as rows, a `create` at its creation first when B recorded none.
+/// A B memory's events as rows (`create` first: [`crate::importers::seed_b_with_create`]).
 fn b_history_rows(
     id: MemoryId,
     m: &engram_core::Memory,
-    mut events: Vec<crate::files::transfer::EventRow>,
+    events: Vec<crate::files::transfer::EventRow>,
     actr: &engram_core::dynamics::ActrParams,
 ) -> Vec<crate::storage::rows::StoredRow> {
-    let create = engram_core::EventKind::Create.as_str();
-    if !events.iter().any(|e| e.kind == create) {
-        events.insert(
-            0,
-            crate::files::transfer::EventRow {
-                kind: create.into(),
-                weight: engram_core::dynamics::create_weight(m.importance, actr),
-                at: m.created_at,
-                session_id: None,
-                detail: None,
-            },
-        );
-    }
-    events
+    crate::importers::seed_b_with_create(events, m, actr)
         .into_iter()
         .map(|row| crate::storage::rows::StoredRow::Event { memory_id: id, row })
         .collect()
