@@ -256,6 +256,24 @@ fn handle(
     Ok(context.map(Output::Context))
 }
 
+/// The store, after the start-of-process vault check every engram process runs
+/// (`startup_index_check`): the hooks are often the first engram process of a session, and
+/// a B user's folder read in place must be recalled by the first prompt, not only after
+/// the first tool call. Its messages go to the hooks' log; the hook's stdout is the agent's.
+fn open_read_in(home: &Home, config: engram_core::Config) -> anyhow::Result<Store> {
+    let mut store = Store::open(&home.db_path(), config)?;
+    match store.vault_startup(&mut |_, _| {}) {
+        Ok((report, message)) => {
+            let warnings = report.iter().flat_map(|r| &r.warnings);
+            for m in message.into_iter().chain(warnings.map(|w| w.to_string())) {
+                log(Some(home), "vault", &m);
+            }
+        }
+        Err(e) => log(Some(home), "vault", &e.to_string()),
+    }
+    Ok(store)
+}
+
 fn cwd_of(input: &Value) -> Option<PathBuf> {
     field(input, "cwd").map(PathBuf::from)
 }
@@ -265,7 +283,7 @@ fn session_start(
     config: engram_core::Config,
     input: &Value,
 ) -> anyhow::Result<Option<String>> {
-    let store = Store::open(&home.db_path(), config)?;
+    let store = open_read_in(home, config)?;
     let b = store.context(&engram_store::ContextRequest {
         room: None,
         cwd: cwd_of(input),
@@ -409,7 +427,7 @@ fn user_prompt(
     // answer in milliseconds.
     config.deep_score_threshold = 0.0;
     let weights = config.weights();
-    let mut store = Store::open(&home.db_path(), config)?;
+    let mut store = open_read_in(home, config)?;
     if h.surface_mode != SurfaceMode::Off {
         let state_dir = home.root.join("hooks").join("surface");
         let state_path = state_dir.join(format!("session-{}.json", sanitize(session)));

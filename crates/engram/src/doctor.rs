@@ -191,7 +191,7 @@ fn store_rows(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config) {
         );
     }
     fts_row(rows, &health);
-    vault_row(rows, home, config, Some(health.live_memories));
+    vault_row(rows, home, config, Some((&store, health.memories)));
     // A backlog (a big import, an interrupted sync) is said, not written: doctor only reads.
     match store.vault_pending() {
         Ok(0) => {}
@@ -232,27 +232,16 @@ fn fts_row(rows: &mut Vec<Row>, health: &engram_store::health::Health) {
     );
 }
 
-fn count_md(dir: &Path) -> u64 {
-    let mut n = 0;
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                if !p
-                    .file_name()
-                    .is_some_and(|f| f.to_string_lossy().starts_with(['.', '_']))
-                {
-                    n += count_md(&p);
-                }
-            } else if p.extension().is_some_and(|x| x == "md") {
-                n += 1;
-            }
-        }
-    }
-    n
-}
-
-fn vault_row(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config, live: Option<u64>) {
+/// The vault against the store. With a store, the comparison is the store's own
+/// (`vault_status`: the same walk and records the start-of-process check uses), so files
+/// not read in yet (B's folder before engram's first command) are said as that, not as a
+/// fault.
+fn vault_row(
+    rows: &mut Vec<Row>,
+    home: &Home,
+    config: &engram_core::Config,
+    store: Option<(&engram_store::Store, u64)>,
+) {
     // The same rule the store follows (`Home::vault`): `vault_dir`, else `memories/`.
     let Some(dir) = home.vault(config) else {
         row(
@@ -272,26 +261,53 @@ fn vault_row(rows: &mut Vec<Row>, home: &Home, config: &engram_core::Config, liv
         );
         return;
     }
-    let files = count_md(&dir);
-    match live {
-        Some(m) if m == files => row(
-            rows,
-            "vault",
-            Status::Ok,
-            format!("{files} files for {m} memories"),
-        ),
-        Some(m) => row(
-            rows,
-            "vault",
-            Status::Ng,
-            format!("{files} files in {} for {m} memories", dir.display()),
-        ),
-        None => row(
+    let Some((store, live)) = store else {
+        return row(
             rows,
             "vault",
             Status::Na,
-            format!("{files} files, no store yet"),
-        ),
+            format!("{}, no store yet", dir.display()),
+        );
+    };
+    let st = match store.vault_status() {
+        Ok(st) => st,
+        Err(e) => return row(rows, "vault", Status::Ng, format!("{}: {e}", dir.display())),
+    };
+    if !st.is_clean() {
+        // Neither OK nor NG: B's folder before engram's first command, or a file that does
+        // not parse (the reading command names it), is the user's to look at, not a fault.
+        let then = match config.startup_index_check {
+            engram_core::config::IndexCheck::Auto => {
+                "the next engram command reads them in (`engram reindex` names any that do not parse)"
+            }
+            _ => "run `engram reindex` to read them in",
+        };
+        let what = format!(
+            "{} file(s) new, changed or unreadable and {} gone in {} since engram last read it",
+            st.changed,
+            st.gone,
+            dir.display()
+        );
+        return row(rows, "vault", Status::Na, format!("{what}; {then}"));
+    }
+    if st.files as u64 == live {
+        row(
+            rows,
+            "vault",
+            Status::Ok,
+            format!("{live} files for {live} memories"),
+        )
+    } else {
+        row(
+            rows,
+            "vault",
+            Status::Ng,
+            format!(
+                "{} files in {} for {live} memories",
+                st.files,
+                dir.display()
+            ),
+        )
     }
 }
 

@@ -190,6 +190,82 @@ fn seed_b_user_switches_with_nothing_changed() {
     assert!(count_md(&vault) >= 2, "the new memory is a file beside B's");
 }
 
+/// B's folder read in place before any engram command: doctor says the files are not
+/// read yet (no NG), the first hook of the first session reads them in and surfaces B's
+/// memory, and a README.md beside the memories (the user's note about the folder) and a
+/// file with broken front matter (B skipped those too) never become memories.
+#[test]
+fn b_folder_is_read_by_the_first_hook_and_doctor_stays_green() {
+    let b = BUser::new(B_CONFIG);
+    b.write(
+        ".engram/memories/knowledge/20250301-Deploys-of-the-shop-V2W4Y6.md",
+        B_MEMORY,
+    );
+    b.write(
+        ".engram/memories/README.md",
+        "# My memories\n\nThis folder holds what the agents remember about deploys.\n",
+    );
+    let broken = ".engram/memories/knowledge/20250302-broken.md";
+    b.write(
+        broken,
+        "---\nid: 01HZX3K5Q8M2N4P6R8T0V2W4Y7\ntype: knowledge\nDeploy notes\n",
+    );
+    // An empty store, as `engram setup --no-model` without a read would leave it.
+    std::fs::File::create(b.data.join("engram.db")).unwrap();
+    let rows = |b: &BUser| -> Vec<Value> {
+        let out = b.run(&["doctor", "--json"]);
+        let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = d["rows"].as_array().unwrap().clone();
+        let ng: Vec<&Value> = rows.iter().filter(|r| r["status"] == "NG").collect();
+        assert!(out.status.success() && ng.is_empty(), "{ng:#?}");
+        rows
+    };
+    let vault_row = |rows: &[Value]| {
+        rows.iter()
+            .find(|r| r["check"] == "vault")
+            .unwrap_or_else(|| panic!("{rows:#?}"))
+            .clone()
+    };
+    let before = vault_row(&rows(&b));
+    assert!(
+        before["status"] == "--" && before["detail"].as_str().unwrap().contains("2 file(s) new"),
+        "{before}"
+    );
+    let prompt = json!({
+        "prompt": "when can the shop deploy go out this week?",
+        "session_id": "first",
+        "cwd": "/work/shop"
+    });
+    let said = context(&b.hook("user-prompt", &prompt));
+    assert!(
+        said.contains("Tuesdays"),
+        "the first prompt sees B's memory: {said:?}"
+    );
+    let log = std::fs::read_to_string(b.data.join("logs/hooks.log")).unwrap_or_default();
+    assert!(
+        log.contains("20250302-broken.md"),
+        "the broken file is named: {log}"
+    );
+    let stats: Value = serde_json::from_str(&b.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(
+        stats["total_memories"], 1,
+        "README.md and the broken file are not memories: {stats}"
+    );
+    // The broken file stays unread (doctor says so, without NG); fixed, it is read.
+    let after = vault_row(&rows(&b));
+    assert!(
+        after["status"] == "--" && after["detail"].as_str().unwrap().contains("1 file(s)"),
+        "{after}"
+    );
+    b.write(
+        broken,
+        "---\nid: 01HZX3K5Q8M2N4P6R8T0V2W4Y7\ntype: knowledge\n---\nDeploy notes\n",
+    );
+    b.ok(&["stats"]);
+    let fixed = vault_row(&rows(&b));
+    assert_eq!(fixed["status"], "OK", "{fixed}");
+}
+
 fn count_md(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .map(|r| {

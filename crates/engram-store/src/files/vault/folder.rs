@@ -112,7 +112,7 @@ pub(super) fn temporary_pid(name: &str) -> Option<u32> {
 }
 
 /// Every `.md` file under `root` (relative, `/`-separated), skipping hidden entries
-/// (`.obsidian/`, temporary files).
+/// (`.obsidian/`, temporary files) and folder documents ([`is_folder_document`]).
 pub(crate) fn walk(root: &Path) -> Result<Vec<String>> {
     Ok(walk_all(root)?.0)
 }
@@ -144,7 +144,7 @@ pub(crate) fn walk_all(root: &Path) -> Result<(Vec<String>, Vec<String>)> {
             let ft = entry.file_type().map_err(io_err(&entry.path()))?;
             if ft.is_dir() {
                 stack.push((entry.path(), child_rel));
-            } else if ft.is_file() && name.ends_with(".md") {
+            } else if ft.is_file() && name.ends_with(".md") && !is_folder_document(&name) {
                 out.push(child_rel);
             } else if ft.is_symlink() {
                 links.push(child_rel);
@@ -154,6 +154,23 @@ pub(crate) fn walk_all(root: &Path) -> Result<(Vec<String>, Vec<String>)> {
     out.sort();
     links.sort();
     Ok((out, links))
+}
+
+/// Files that describe a folder rather than hold a memory: a `README.md` in B's memories
+/// folder or an Obsidian vault is the user's note about the folder, and reading it in would
+/// put it in every recall. engram never names a memory's file this way (its names carry a
+/// date and a uid), so the rule costs no memory.
+pub(crate) fn is_folder_document(name: &str) -> bool {
+    const NAMES: [&str; 6] = [
+        "readme",
+        "index",
+        "_index",
+        "license",
+        "changelog",
+        "contributing",
+    ];
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    NAMES.iter().any(|n| stem.eq_ignore_ascii_case(n))
 }
 
 pub(crate) fn stem_of(rel: &str) -> &str {
