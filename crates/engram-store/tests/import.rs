@@ -414,7 +414,7 @@ fn a_graph_edges_become_links() {
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, r#"{"nodes": []}"#).unwrap();
     let err = store
-        .import_seed_a(&f, &bad, None, &mut |_, _| {})
+        .import_seed_a(&f, graph_only(&bad), None, &mut |_, _| {})
         .unwrap_err()
         .to_string();
     assert!(
@@ -424,7 +424,7 @@ fn a_graph_edges_become_links() {
     assert!(all(&store).is_empty(), "a refused graph stored nothing");
 
     let r = store
-        .import_seed_a(&f, &graph, None, &mut |_, _| {})
+        .import_seed_a(&f, graph_only(&graph), None, &mut |_, _| {})
         .unwrap();
     assert_eq!(r.created_count("memories"), 2, "{r:?}");
     assert_eq!(r.created_count("links"), 3, "{r:?}");
@@ -468,9 +468,120 @@ fn a_graph_edges_become_links() {
         "{links:?}"
     );
     let again = store
-        .import_seed_a(&f, &graph, None, &mut |_, _| {})
+        .import_seed_a(&f, graph_only(&graph), None, &mut |_, _| {})
         .unwrap();
     assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+}
+
+fn graph_only(graph: &std::path::Path) -> engram_store::importers::SeedAFiles<'_> {
+    engram_store::importers::SeedAFiles {
+        graph: Some(graph),
+        tasks: None,
+    }
+}
+
+/// A's `tasks` table beside its memories: each row becomes a task (A's name, goal, status
+/// and dates), the memories whose metadata names it belong to it (`get_task` lists them),
+/// its handoffs are its checkpoints in order (so `restore_checkpoint` restores the latest),
+/// A's memory ids stay theirs, and importing again creates and changes nothing.
+#[test]
+fn a_tasks_become_tasks_with_their_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.jsonl");
+    std::fs::write(
+        &f,
+        [
+            r#"{"id":1,"user_id":"default","content":"Session handoff: the OAuth flow works; next the refresh token","importance":0.7,"category":"fact","created_at":"2025-06-01 12:00:00","metadata":{"type":"handoff","task_id":1}}"#,
+            r#"{"id":2,"user_id":"default","content":"The refresh token endpoint returns 401 when the clock skews","importance":0.8,"category":"fact","created_at":"2025-06-02 12:00:00","metadata":{"type":"failure","task_id":"1"}}"#,
+            r#"{"id":3,"user_id":"default","content":"Session handoff: refresh works; next the logout page","importance":0.7,"category":"fact","created_at":"2025-06-03 12:00:00","metadata":{"type":"handoff","task_id":1}}"#,
+            r#"{"id":4,"user_id":"default","content":"The staging database is Postgres 16","importance":0.5,"category":"fact","created_at":"2025-06-03 13:00:00","metadata":{"task_id":7}}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let tasks = dir.path().join("a-tasks.jsonl");
+    std::fs::write(
+        &tasks,
+        [
+            r#"{"id":1,"name":"OAuth login","goal":"Users sign in with GitHub","status":"in_progress","user_id":"default","created_at":"2025-05-31 09:00:00","updated_at":"2025-06-03 12:00:00","metadata":"{\"ticket\": \"AUTH-12\"}"}"#,
+            r#"{"id":2,"name":"Dark mode","goal":"","status":"done","user_id":"default","created_at":"2025-05-20 09:00:00","updated_at":"2025-05-21 09:00:00","metadata":{}}"#,
+            r#"{"id":3,"name":"Broken","status":"someday","user_id":"default"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let files = engram_store::importers::SeedAFiles {
+        graph: None,
+        tasks: Some(&tasks),
+    };
+    let r = store
+        .import_seed_a(&f, files, None, &mut |_, _| {})
+        .unwrap();
+    assert_eq!(r.created_count("memories"), 6, "{r:?}");
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("line 3") && w.contains("someday")),
+        "{r:?}"
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("1 memories name a task_id")),
+        "{r:?}"
+    );
+    let ms = all(&store);
+    for id in 1..=4 {
+        assert!(
+            ms.iter()
+                .any(|m| m.id == id && m.source == "engram-a" && !m.content.starts_with("Task:")),
+            "A's memory ids stay theirs"
+        );
+    }
+    let listed = store
+        .tasks(&engram_core::room::RoomScope::All, None, 10)
+        .unwrap();
+    let oauth = listed
+        .iter()
+        .find(|t| t.name == "OAuth login")
+        .expect("task imported");
+    assert_eq!(
+        (oauth.status.as_str(), oauth.goal.as_str()),
+        ("in_progress", "Users sign in with GitHub")
+    );
+    assert_eq!(oauth.metadata["ticket"], "AUTH-12");
+    assert!(
+        listed
+            .iter()
+            .any(|t| t.name == "Dark mode" && t.status == "done")
+    );
+    let view = store.task_view(oauth.task_id).unwrap();
+    assert_eq!(
+        (view.handoffs.len(), view.failures.len()),
+        (2, 1),
+        "{view:?}"
+    );
+    let latest = view.latest_checkpoint.clone().unwrap();
+    assert_eq!(latest.version, 3);
+    assert!(latest.content.contains("logout"), "{latest:?}");
+    let restored = store
+        .restore_checkpoint(
+            oauth.task_id,
+            None,
+            engram_core::task::RestoreMode::Selective,
+        )
+        .unwrap();
+    assert!(
+        restored.checkpoint.content.contains("logout"),
+        "{restored:?}"
+    );
+    let before = export(&store);
+    let again = store
+        .import_seed_a(&f, files, None, &mut |_, _| {})
+        .unwrap();
+    assert!(again.created.values().all(|n| *n == 0), "{again:?}");
+    assert_eq!(export(&store), before, "importing again changes nothing");
 }
 
 /// A's `recall_count` and `last_accessed_at` become recall events, so a memory A's users

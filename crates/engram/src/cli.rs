@@ -248,6 +248,11 @@ pub struct ImportArgs {
     /// memories become links.
     #[arg(long)]
     pub graph: Option<PathBuf>,
+    /// With --from a-jsonl: seed A's `tasks` table as JSON lines (`COPY tasks TO
+    /// 'a-tasks.jsonl' (FORMAT json)`); each row becomes a task, and the memories whose
+    /// metadata names it belong to it.
+    #[arg(long)]
+    pub tasks: Option<PathBuf>,
     /// Leave the imported memories without vectors (a server, or `engram reindex`, fills
     /// them later); by default they are embedded with the configured model at once.
     #[arg(long)]

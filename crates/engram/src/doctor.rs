@@ -631,9 +631,9 @@ fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
         "seed A data",
         Status::Na,
         format!(
-            "{} found; to import it (once: importing again creates nothing): duckdb -readonly \"{}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl{links}",
+            "{} found; to import it (once: importing again creates nothing): duckdb -readonly \"{d}\" -c \"COPY memories TO 'a.jsonl' (FORMAT json)\" && engram import --from a-jsonl a.jsonl{links}; with A's tasks (A versions that have the tasks table), also run duckdb -readonly \"{d}\" -c \"COPY tasks TO 'a-tasks.jsonl' (FORMAT json)\" first and add --tasks a-tasks.jsonl",
             duck.display(),
-            duck.display()
+            d = duck.display()
         ),
     );
 }

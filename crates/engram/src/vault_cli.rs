@@ -196,12 +196,18 @@ pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()
     let source = Source::parse(&a.from)?;
     let bar = progress("importing", json);
     // Streamed (one chunk in memory at a time) for every source but seed B's folder.
-    let report = match &a.graph {
-        Some(graph) if source == Source::AJsonl => {
-            store.import_seed_a(&a.file, graph, a.room.as_deref(), &mut tick(&bar))?
-        }
-        Some(_) => anyhow::bail!("--graph: only with --from a-jsonl (seed A's graph.json)"),
-        None => store.import_file(source, &a.file, a.room.as_deref(), &mut tick(&bar))?,
+    let a_files = engram_store::importers::SeedAFiles {
+        graph: a.graph.as_deref(),
+        tasks: a.tasks.as_deref(),
+    };
+    let report = if source == Source::AJsonl {
+        store.import_seed_a(&a.file, a_files, a.room.as_deref(), &mut tick(&bar))?
+    } else if a.graph.is_some() {
+        anyhow::bail!("--graph: only with --from a-jsonl (seed A's graph.json)")
+    } else if a.tasks.is_some() {
+        anyhow::bail!("--tasks: only with --from a-jsonl (seed A's tasks table)")
+    } else {
+        store.import_file(source, &a.file, a.room.as_deref(), &mut tick(&bar))?
     };
     bar.finish_and_clear();
     for w in &report.warnings {

@@ -250,7 +250,9 @@ fn doctor_notices_seed_a_data_and_prints_the_import_commands() {
     assert_eq!(s, "--");
     assert!(
         detail.contains("COPY memories TO 'a.jsonl' (FORMAT json)")
-            && detail.contains("engram import --from a-jsonl a.jsonl"),
+            && detail.contains("engram import --from a-jsonl a.jsonl")
+            && detail.contains("COPY tasks TO 'a-tasks.jsonl' (FORMAT json)")
+            && detail.contains("--tasks a-tasks.jsonl"),
         "{detail}"
     );
 }

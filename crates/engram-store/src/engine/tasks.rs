@@ -523,6 +523,57 @@ impl Store {
         Ok(out)
     }
 
+    /// Seed A's import: each (memory uid, task uid) pair makes the memory the task's, as
+    /// [`Store::attach_to_task`] would (its `task_id` becomes engram's id of the task, A's
+    /// kept as `a.task_id`, plus the link). A's handoffs, failures and progress entries of
+    /// a task become its checkpoints 1, 2, … in the order they were written, so
+    /// `restore_checkpoint` works on imported tasks. One transaction; running it again
+    /// changes nothing.
+    pub(crate) fn bind_to_tasks(&mut self, pairs: &[(String, String)]) -> Result<()> {
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let now = self.now();
+        self.write(|tx| {
+            let mut by_task: std::collections::BTreeMap<MemoryId, Vec<Memory>> = Default::default();
+            for (member, task) in pairs {
+                let m = require_memory(&*tx, &IdRef::Uid(member.clone()), "task_id")?;
+                let t = require_memory(&*tx, &IdRef::Uid(task.clone()), "task_id")?;
+                by_task.entry(t.id).or_default().push(m);
+            }
+            for (tid, mut members) in by_task {
+                members.sort_by_key(|m| (m.created_at, m.id));
+                let mut version = members
+                    .iter()
+                    .filter_map(|m| m.metadata.get("checkpoint_version")?.as_u64())
+                    .max()
+                    .unwrap_or(0);
+                for m in members {
+                    let mut meta = m.metadata.clone();
+                    if meta.get("task_id").and_then(Value::as_i64) != Some(tid) {
+                        meta["a"]["task_id"] = meta["task_id"].clone();
+                        meta["task_id"] = json!(tid);
+                    }
+                    let hub = matches!(m.kind, Kind::Handoff | Kind::Failure | Kind::Progress);
+                    if hub && meta.get("checkpoint_version").is_none() {
+                        version += 1;
+                        meta["checkpoint_version"] = json!(version);
+                        meta["checkpoint_reason"] = json!(task::checkpoint_reason(m.kind));
+                    }
+                    if meta != m.metadata {
+                        let patch = MemoryPatch {
+                            metadata: Some(meta),
+                            ..Default::default()
+                        };
+                        tx.patch_memory(m.id, &patch)?;
+                    }
+                    tx.upsert_link(&LinkWrite::set(m.id, tid, LinkKind::Related, 1.0, now))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// Links a memory whose metadata names a task (`task_id`) to that task, so `get_task`
     /// and restores find it. An unknown task is an error naming `task_id`.
     pub fn attach_to_task(&mut self, memory: MemoryId, task_id: MemoryId) -> Result<()> {

@@ -108,7 +108,11 @@ fn read_in(
 /// A streamed source read into the sink from its start.
 fn feed(source: Source, path: &Path, now: Millis, sink: &mut Sink<'_>) -> Result<()> {
     match source {
-        Source::AJsonl => stream::feed_lines(path, &mut seed_a::AJsonl::new(now, Vec::new()), sink),
+        Source::AJsonl => stream::feed_lines(
+            path,
+            &mut seed_a::AJsonl::new(now, Vec::new(), Default::default()),
+            sink,
+        ),
         Source::McpMemory => stream::feed_lines(path, &mut McpMemory::new(now), sink),
         Source::CJson => seed_c_json::feed_json(path, now, sink),
         Source::CDb => seed_c::feed_db(path, now, sink),
@@ -157,18 +161,40 @@ impl crate::Store {
     pub fn import_seed_a(
         &mut self,
         jsonl: &Path,
-        graph: &Path,
+        a: SeedAFiles<'_>,
         room: Option<&str>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<ImportReport> {
-        let edges = seed_a::read_graph(graph)?;
-        let mut format = seed_a::AJsonl::new(self.now(), edges);
-        self.import_stream(
+        let edges = match a.graph {
+            Some(g) => seed_a::read_graph(g)?,
+            None => Vec::new(),
+        };
+        let tasks = match a.tasks {
+            Some(t) => seed_a::read_tasks(t, self.now())?,
+            None => Default::default(),
+        };
+        let mut format = seed_a::AJsonl::new(self.now(), edges, tasks);
+        let mut report = self.import_stream(
             &mut |sink| stream::feed_lines(jsonl, &mut format, sink),
             room,
             progress,
-        )
+        )?;
+        let (members, unknown) = format.task_members();
+        self.bind_to_tasks(&members)?;
+        if unknown > 0 {
+            report.warnings.push(format!(
+                "{unknown} memories name a task_id the tasks file does not hold; kept as they are"
+            ));
+        }
+        Ok(report)
     }
+}
+
+/// Seed A's files beside its memories table: `graph.json` and the `tasks` table.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SeedAFiles<'a> {
+    pub graph: Option<&'a Path>,
+    pub tasks: Option<&'a Path>,
 }
 
 /// `import --room`: every memory, session and prompt of the batch into one room.

@@ -1,9 +1,11 @@
-//! Seed A's DuckDB `memories` table written as JSON lines, and its `graph.json` (NetworkX
+//! Seed A's DuckDB `memories` table written as JSON lines, its `graph.json` (NetworkX
 //! node-link data: `nodes` and `links`, or `edges` in newer NetworkX) whose edges between
-//! A's memories become links.
+//! A's memories become links, and its `tasks` table (JSON lines too) whose rows become task
+//! memories that the memories naming them (`metadata.task_id`) belong to.
 
 use super::stream::LineFormat;
 use super::*;
+use engram_core::task;
 
 /// Seed A's lines: one memory each; then the graph's edges between them.
 pub(super) struct AJsonl {
@@ -12,15 +14,44 @@ pub(super) struct AJsonl {
     /// A's id (as [`a_key`] writes it) → the imported memory's uid and creation time; kept
     /// only when there are edges to resolve.
     ids: HashMap<String, (String, Millis)>,
+    /// A's tasks by A's task id, stored after every memory (so A's memory ids stay free).
+    tasks: Vec<(String, ImportedMemory)>,
+    task_warnings: Vec<String>,
+    /// (memory uid, A's task id) for every memory whose metadata names a task.
+    members: Vec<(String, String)>,
 }
 
 impl AJsonl {
-    pub(super) fn new(now: Millis, edges: Vec<AEdge>) -> AJsonl {
+    pub(super) fn new(now: Millis, edges: Vec<AEdge>, tasks: ATasks) -> AJsonl {
         AJsonl {
             now,
             edges,
             ids: HashMap::new(),
+            tasks: tasks.tasks,
+            task_warnings: tasks.warnings,
+            members: Vec::new(),
         }
+    }
+
+    /// (memory uid, task uid) for each imported memory that names one of the imported
+    /// tasks, and how many named a task the tasks file does not hold.
+    pub(super) fn task_members(&self) -> (Vec<(String, String)>, usize) {
+        let uids: HashMap<&str, &str> = self
+            .tasks
+            .iter()
+            .map(|(k, t)| (k.as_str(), t.memory.uid.as_str()))
+            .collect();
+        let mut unknown = 0;
+        let pairs = self
+            .members
+            .iter()
+            .filter_map(|(m, t)| {
+                let found = uids.get(t.as_str()).map(|u| (m.clone(), u.to_string()));
+                unknown += usize::from(found.is_none());
+                found
+            })
+            .collect();
+        (pairs, unknown)
     }
 }
 
@@ -28,6 +59,11 @@ impl LineFormat for AJsonl {
     fn line(&mut self, batch: &mut Batch, line_no: usize, t: &str) {
         match a_memory(t, line_no, self.now) {
             Ok((key, im)) => {
+                if !self.tasks.is_empty()
+                    && let Some(t) = im.memory.metadata.get("task_id")
+                {
+                    self.members.push((im.memory.uid.clone(), a_key(t)));
+                }
                 if !self.edges.is_empty() {
                     self.ids
                         .insert(key, (im.memory.uid.clone(), im.memory.created_at));
@@ -39,6 +75,12 @@ impl LineFormat for AJsonl {
     }
 
     fn finish(&mut self, batch: &mut Batch) {
+        for w in std::mem::take(&mut self.task_warnings) {
+            batch.warn(w);
+        }
+        batch
+            .memories
+            .extend(self.tasks.iter().map(|(_, t)| t.clone()));
         let mut unknown = 0;
         for e in std::mem::take(&mut self.edges) {
             let (Some((src, a)), Some((dst, b))) =
@@ -120,6 +162,87 @@ pub(super) fn read_graph(path: &Path) -> Result<Vec<AEdge>> {
         .collect())
 }
 
+/// A's `tasks` table as read: (A's task id, the task memory) and the lines skipped.
+#[derive(Default)]
+pub(super) struct ATasks {
+    tasks: Vec<(String, ImportedMemory)>,
+    warnings: Vec<String>,
+}
+
+/// Reads A's `tasks` table written as JSON lines (`COPY tasks TO 'a-tasks.jsonl' (FORMAT
+/// json)`) whole, before anything is stored: a project has tens of tasks, and the memories
+/// that name them need their uids. Each row is a task memory as `create_task` writes one.
+pub(super) fn read_tasks(path: &Path, now: Millis) -> Result<ATasks> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut out = ATasks::default();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        match a_task(line, now) {
+            Ok(t) => out.tasks.push(t),
+            Err(why) => out.warnings.push(format!(
+                "{}: line {}: {why}; skipped",
+                path.display(),
+                i + 1
+            )),
+        }
+    }
+    Ok(out)
+}
+
+/// One row of A's `tasks(id, name, goal, status, user_id, created_at, updated_at,
+/// metadata)` as the task memory engram's `create_task` would have written.
+fn a_task(line: &str, now: Millis) -> std::result::Result<(String, ImportedMemory), String> {
+    let o: Map<String, Value> =
+        serde_json::from_str(line).map_err(|e| format!("not a JSON object ({e})"))?;
+    let key = o.get("id").map(a_key).ok_or("no id")?;
+    let name = str_of(&o, "name")
+        .filter(|n| !n.trim().is_empty())
+        .ok_or("no name")?;
+    let goal = str_of(&o, "goal").unwrap_or("");
+    let raw_status = str_of(&o, "status").unwrap_or("planning");
+    let status = task::task_status(raw_status).map_err(|e| e.message)?;
+    let user = str_of(&o, "user_id").unwrap_or("default");
+    let created = time_of(&o, "created_at").unwrap_or(now);
+    let caller = a_metadata(&o);
+    let mut m = blank_memory(
+        derived_uid(created, &format!("a-task:{user}:{key}")),
+        task::task_text(name, goal, &status),
+        created,
+    );
+    m.kind = Kind::Project;
+    m.importance = task::task_importance(&status);
+    m.room = a_room(user);
+    m.updated_at = time_of(&o, "updated_at").unwrap_or(created).max(created);
+    m.source = "engram-a".into();
+    m.metadata = json!({
+        "type": "task", "name": name.trim(), "goal": goal, "status": status,
+        "metadata": caller, "a": {"task_id": o.get("id"), "user_id": user},
+    });
+    Ok((key, ImportedMemory::new(m)))
+}
+
+/// A row's `metadata` column: DuckDB writes JSON columns as JSON, or as a string holding
+/// JSON.
+fn a_metadata(o: &Map<String, Value>) -> Value {
+    match o.get("metadata") {
+        Some(Value::Object(m)) => Value::Object(m.clone()),
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| json!({})),
+        _ => json!({}),
+    }
+}
+
+/// The room of A's `user_id`: A's single-user default is everyone's `common` room.
+fn a_room(user: &str) -> String {
+    if user == "default" {
+        room::COMMON.to_string()
+    } else {
+        room_of(Some(user))
+    }
+}
+
 /// One line of A's table as a memory (with A's id as [`a_key`] writes it), or why it was
 /// skipped.
 fn a_memory(
@@ -139,12 +262,7 @@ fn a_memory(
         .unwrap_or_else(|| format!("line{line_no}"));
     let user = str_of(&o, "user_id").unwrap_or("default");
     let created = time_of(&o, "created_at").unwrap_or(now);
-    // DuckDB writes JSON columns as JSON, or as a string holding JSON.
-    let meta = match o.get("metadata") {
-        Some(Value::Object(m)) => Value::Object(m.clone()),
-        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| json!({})),
-        _ => json!({}),
-    };
+    let meta = a_metadata(&o);
     let category = str_of(&o, "category").unwrap_or("fact");
     let kind = meta
         .get("type")
@@ -163,11 +281,7 @@ fn a_memory(
         .and_then(Value::as_f64)
         .unwrap_or(0.5)
         .clamp(0.0, 1.0);
-    m.room = if user == "default" {
-        room::COMMON.to_string()
-    } else {
-        room_of(Some(user))
-    };
+    m.room = a_room(user);
     m.updated_at = time_of(&o, "last_accessed_at")
         .unwrap_or(created)
         .max(created);
