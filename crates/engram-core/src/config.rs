@@ -78,9 +78,9 @@ pub struct Config {
     /// keeps it for the server's life.
     pub idle_unload_sec: u64,
     /// Places of a recall result kept for standing instructions and preferences that apply
-    /// to the query (`engram_core::standing`), right after the best hit; never all
-    /// of it. 0 (the default) turns it off: on LoCoMo's casual chat it still costs 2.2
-    /// points of Hit@5 (README, Recall).
+    /// to the query (`engram_core::standing`), right after the best hit, when the query
+    /// asks for help or work (`standing::asks_for_help`); never all of it. Default 1; 0
+    /// turns it off.
     pub standing_places: usize,
     /// A standing instruction takes its place only when its absolute relevance to the
     /// query (the larger of coverage and the calibrated cosine) is at least this.
@@ -202,7 +202,7 @@ impl Default for Config {
             first_recall_wait_ms: 5000,
             preload: "background".to_string(),
             idle_unload_sec: 0,
-            standing_places: 0,
+            standing_places: 1,
             standing_min_relevance: 0.2,
             fusion: Fusion::Weighted,
             candidate_k: 50,

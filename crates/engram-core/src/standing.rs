@@ -130,6 +130,84 @@ fn sets_a_rule(cue: &str, rest: &str) -> bool {
     }
 }
 
+/// A request for help, advice or work, in English: addressed to the agent ("can you
+/// help me…", "what would you suggest…", "walk me through…") or asking how the user
+/// should do something ("how should I…", "I'm planning to…").
+static ASKS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)\b(?:
+            help\s+me | show\s+me | walk\s+me\s+through | explain | suggest | recommend | advise
+          | should\s+(?:I|we) | can\s+I | could\s+I
+          | how\s+(?:do|can|could|should|would)\s+(?:I|we) | how\s+would\s+you | what\s+would\s+you
+          | I'?m\s+(?:planning|about|working|looking|trying|going|updating|building|creating|applying|starting)
+          | I\s+(?:want|need|plan|would\s+like|'d\s+like)\s+to | let'?s
+        )\b",
+    )
+    .expect("request cues compile")
+});
+
+/// The speaker in a request: the user or the agent ("What does Caroline recommend?" asks
+/// about someone else's advice, which no instruction of the user governs).
+static PERSON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:I|me|my|we|us|our|you|your)\b").expect("person cues compile")
+});
+
+/// A question about what was said or done ("did I…", "what have we…", "in what order…",
+/// "summarise…"): it asks the memory for the past, not for work that instructions shape.
+static ABOUT_THE_PAST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)\b(?:
+            did\s+(?:I|we|you) | have\s+(?:I|we|you) | had\s+(?:I|we) | brought\s+up | mentioned
+          | summar\w* | order\s+in\s+which | in\s+what\s+order | last\s+time | earlier | ago
+          | so\s+far | recap | remind\s+me
+        )\b",
+    )
+    .expect("past cues compile")
+});
+
+/// Japanese and Chinese requests ("教えて", "どうすれば", "怎么", "帮我") and questions about
+/// the past ("前に", "言った", "之前", "提到").
+const CJK_ASKS: &[&str] = &[
+    "教えて",
+    "どうすれば",
+    "どうしたら",
+    "手伝って",
+    "してください",
+    "したい",
+    "方法は",
+    "怎么",
+    "如何",
+    "帮我",
+    "建议",
+    "推荐",
+    "请帮",
+    "我想",
+    "我要",
+];
+const CJK_PAST: &[&str] = &[
+    "前に",
+    "以前",
+    "言った",
+    "話した",
+    "まとめて",
+    "之前",
+    "说过",
+    "提到",
+    "总结",
+];
+
+/// Whether a query asks for help or work, where the user's standing instructions and
+/// preferences apply, rather than for a fact from the past. Only such a query gives
+/// standing memories their own places: a question about what happened ("When did
+/// Caroline go to the support group?") is answered by what happened, and a place given
+/// to an instruction there only crowds out the answer.
+pub fn asks_for_help(query: &str) -> bool {
+    let english = ASKS.is_match(query) && PERSON.is_match(query) && !ABOUT_THE_PAST.is_match(query);
+    let cjk =
+        CJK_ASKS.iter().any(|c| query.contains(c)) && !CJK_PAST.iter().any(|c| query.contains(c));
+    english || cjk
+}
+
 /// The tags a memory is stored with: `tags` plus [`TAG`] when its content reads as a
 /// standing instruction (and it is not there already).
 pub fn with_tag(content: &str, mut tags: Vec<String>) -> Vec<String> {
@@ -163,6 +241,34 @@ pub fn places(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_for_work_are_told_from_questions_about_the_past() {
+        for q in [
+            "Could you show me how to implement a login feature?",
+            "How should I organize the information about my past jobs?",
+            "I'm planning to add user login to my Flask app. What libraries would you suggest?",
+            "Can you walk me through proving two triangles congruent?",
+            "Write the migration for me, I need to add a column",
+            "ログイン機能の実装方法を教えて",
+            "帮我写一个登录页面",
+        ] {
+            assert!(asks_for_help(q), "{q}");
+        }
+        for q in [
+            "When did Caroline go to the LGBTQ support group?",
+            "What advice does Caroline give for getting started with adoption?",
+            "What book did Melanie recommend to Caroline?",
+            "Can you list the order in which I brought up the parts of my app?",
+            "Have I integrated Flask-Login in my project?",
+            "Can you give me a comprehensive summary of how my project progressed?",
+            "What is the average response time of the dashboard API?",
+            "前に話したデプロイの手順は?",
+            "我之前提到的数据库是哪个?",
+        ] {
+            assert!(!asks_for_help(q), "{q}");
+        }
+    }
 
     #[test]
     fn instructions_and_preferences_read_as_standing() {

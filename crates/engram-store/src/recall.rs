@@ -243,6 +243,7 @@ impl Store {
         let standing_filter = recall_plan::pass(Mode::Fast, &scope, &self.config).filter;
         let plan = engram_core::text::plan_query(&req.query);
         self.give_standing_places(
+            &req.query,
             &standing_filter,
             &plan,
             qvec.as_deref(),

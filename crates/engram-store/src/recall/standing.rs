@@ -19,10 +19,12 @@ const CANDIDATES_PER_PLACE: usize = 4;
 
 impl Store {
     /// Gives applicable standing instructions their places in `hits` (at most `limit` in
-    /// all), right after the best hit; the weakest topical hits make room when the result
+    /// all), right after the best hit, when the query asks for help or work
+    /// ([`standing::asks_for_help`]); the weakest topical hits make room when the result
     /// is full.
     pub(super) fn give_standing_places(
         &self,
+        query: &str,
         filter: &Filter,
         plan: &QueryPlan,
         qvec: Option<&[f32]>,
@@ -30,7 +32,7 @@ impl Store {
         hits: &mut Vec<Hit>,
     ) -> Result<()> {
         let places = self.config.standing_places;
-        if places == 0 || limit < 2 {
+        if places == 0 || limit < 2 || !standing::asks_for_help(query) {
             return Ok(());
         }
         let mut filter = filter.clone();
