@@ -250,6 +250,11 @@ fn setup_repoints_antigravity() {
         row["detail"].as_str().unwrap().contains("mcp_config.json"),
         "{row}"
     );
+    // Setup with the clients detected: `~/.gemini` holding only Antigravity's `config/` is
+    // not Gemini CLI, whose settings are not written.
+    let stdout = setup(&home, &user, "--json");
+    assert!(!user.join(".gemini/settings.json").exists(), "{stdout}");
+    assert!(!user.join(".gemini/GEMINI.md").exists(), "{stdout}");
 }
 
 /// The official MCP Python SDK starts the entry setup wrote for a B user exactly as Claude

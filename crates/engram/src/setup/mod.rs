@@ -103,7 +103,12 @@ impl Client {
     /// Installed: its directory exists (or, for Claude, `~/.claude.json`), or its program
     /// is on `PATH`.
     pub fn detected(self, home: &Path) -> bool {
-        self.dir(home).is_dir()
+        let dir = self.dir(home);
+        let present = match self {
+            Client::Gemini => gemini_cli_dir(&dir),
+            _ => dir.is_dir(),
+        };
+        present
             || (self == Client::Claude && home.join(".claude.json").is_file())
             || on_path(self.program())
     }
@@ -307,6 +312,21 @@ impl SeedProtocol {
             SeedProtocol::C => "compat-c",
         }
     }
+}
+
+/// Whether `~/.gemini` is Gemini CLI's: Antigravity keeps its own files there too
+/// (`config/`, `antigravity/`), so a folder holding only those is not Gemini CLI
+/// installed, and setup must not write Gemini CLI's settings for an Antigravity user.
+fn gemini_cli_dir(dir: &Path) -> bool {
+    const ANTIGRAVITY: [&str; 2] = ["config", "antigravity"];
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        !ANTIGRAVITY.contains(&name.as_ref()) && !name.starts_with('.')
+    })
 }
 
 /// A seed's data in engram's home (A kept `memories.duckdb` and `graph.json` in
