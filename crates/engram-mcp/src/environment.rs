@@ -64,7 +64,13 @@ fn warn_seed_b_once(home: &Home, notes: &[String]) {
         return;
     }
     for n in notes {
-        eprintln!("note: {}: {n}", home.config_path().display());
+        // A note on one of B's variables names the variable first: it came from the
+        // environment, not from the file.
+        if n.starts_with("ENGRAM_") {
+            eprintln!("note: environment: {n}");
+        } else {
+            eprintln!("note: {}: {n}", home.config_path().display());
+        }
     }
     let _ = engram_store::fsutil::write_atomic(&said, text.as_bytes());
 }

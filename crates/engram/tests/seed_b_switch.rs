@@ -174,6 +174,17 @@ fn b_model_variables_are_settings() {
     ];
     let out = command(&home)
         .envs(garbage)
+        .args(["stats"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("note: environment: ENGRAM_PRELOAD=")
+            && !stderr.contains("config.toml: ENGRAM_"),
+        "a variable's note names the environment, not the file: {stderr}"
+    );
+    let out = command(&home)
+        .envs(garbage)
         .args(["doctor", "--json"])
         .output()
         .unwrap();
