@@ -83,6 +83,10 @@ pub struct RememberOutcome {
     pub room: String,
     /// Other memories the write touched: linked to explicitly, or superseded.
     pub touched: Vec<MemoryId>,
+    /// A capture over the content limit stored in parts (`Store::remember_capture`): the
+    /// later parts, in order (`id` is the first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<MemoryId>,
     /// Related memories (at most 3) the agent may judge against this one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<crate::resolution::ConflictCandidate>,

@@ -14,7 +14,7 @@ impl Store {
     /// is stored without resolution (parts of one text must not merge into each other),
     /// with the same room, kind, session, date, source and tags, an `explicit` link to the
     /// first part, and `metadata.part` / `metadata.parts` / `metadata.part_of` (the first
-    /// part's uid). The outcome is the first part's, with the later parts in `touched`.
+    /// part's uid). The outcome is the first part's, with the later parts in `parts`.
     pub fn remember_capture(&mut self, mut req: RememberRequest) -> Result<RememberOutcome> {
         if req.content.len() <= MAX_CONTENT_BYTES {
             return self.remember(req);
@@ -54,7 +54,7 @@ impl Store {
                 ..req.clone()
             };
             let out = self.remember(part)?;
-            first.touched.push(out.id);
+            first.parts.push(out.id);
         }
         engram_core::redact::merge(&mut first.redacted, fired);
         Ok(first)

@@ -44,7 +44,7 @@ fn capture_stores_over_limit_text_as_linked_parts_of_one_record() {
         .unwrap();
     let first = s.get(&IdRef::Id(out.id)).unwrap();
     let mut ids = vec![out.id];
-    ids.extend(&out.touched);
+    ids.extend(&out.parts);
     let parts: Vec<_> = ids
         .iter()
         .map(|&id| s.get(&IdRef::Id(id)).unwrap())

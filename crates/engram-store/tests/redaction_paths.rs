@@ -335,7 +335,7 @@ fn long_text_is_redacted_whole_before_it_is_split() {
             "tail ".repeat(14_000)
         )))
         .unwrap();
-    assert!(!out.touched.is_empty(), "stored in parts");
+    assert!(!out.parts.is_empty(), "stored in parts");
     assert!(!out.redacted.is_empty(), "the redaction is reported");
     assert_clean(dir.path(), &mut store);
 }

@@ -257,9 +257,11 @@ fn ingest(conv: &Value, id: &str, run: &mut Run) -> anyhow::Result<Ingested> {
                 ..Default::default()
             })?;
             previous = Some(format!("{speaker}: {body}"));
-            run.memories += 1 + r.touched.len();
-            // A repeated turn reinforces the first; keep the first turn's id.
-            for m in std::iter::once(r.id).chain(r.touched.iter().copied()) {
+            run.memories += 1 + r.parts.len();
+            // A repeated turn reinforces the first; keep the first turn's id. A long turn's
+            // parts are that turn too.
+            let parts = r.parts.iter().chain(&r.touched).copied();
+            for m in std::iter::once(r.id).chain(parts) {
                 mem_to_dia.entry(m).or_insert_with(|| dia.to_string());
             }
         }

@@ -850,6 +850,43 @@ fn c_post_observations_refuses_a_body_without_its_required_fields() {
     let (status, body) = req(&server.addr, "POST", "/observations", Some(save));
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["project"], "webapp", "the session's project: {body}");
+    // C cut a long observation at 50 KB; engram stores every word, as linked parts.
+    let log: String = (0..6000)
+        .map(|i| format!("line {i} of the pasted build log: step ok\n"))
+        .collect();
+    assert!(log.len() > 150_000);
+    let long =
+        json!({"session_id": "s-1", "title": "build log", "content": log, "type": "discovery"});
+    let (status, body) = req(&server.addr, "POST", "/observations", Some(long));
+    assert_eq!(status, 200, "{body}");
+    let mut ids = vec![body["id"].as_i64().unwrap()];
+    ids.extend(
+        body["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap()),
+    );
+    assert!(ids.len() >= 3, "{body}");
+    assert!(
+        body["result"].as_str().unwrap().contains("linked parts"),
+        "{body}"
+    );
+    let mut joined = String::new();
+    for id in ids {
+        let (status, o) = req(&server.addr, "GET", &format!("/observations/{id}"), None);
+        assert_eq!(status, 200, "GET /observations/{id}");
+        assert_eq!(o["id"], id);
+        let shown: Value =
+            serde_json::from_str(&engram_ok(&home, &["show", &id.to_string(), "--json"])).unwrap();
+        joined.push_str(shown["memory"]["content"].as_str().unwrap());
+    }
+    assert!(
+        joined == log,
+        "the parts are the whole text ({} of {} bytes)",
+        joined.len(),
+        log.len()
+    );
 }
 
 /// A stdio server's own directory is wherever its client started it (here: the store's

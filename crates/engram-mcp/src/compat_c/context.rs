@@ -133,7 +133,7 @@ fn mem_session_summary(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     a.choice.check(&a.project)?;
     let session = named_session(ctx, a.session_id.as_deref())?;
     let room = a.project.write_room_in(ctx, &a.choice, session.as_ref())?;
-    let out = ctx.store.remember(RememberRequest {
+    let out = ctx.store.remember_capture(RememberRequest {
         content: a.content,
         title: Some(format!("Session summary: {room}")),
         kind: Some(Kind::Episode),

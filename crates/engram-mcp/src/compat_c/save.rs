@@ -85,7 +85,9 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             dir.as_deref().and_then(|d| d.to_str()),
         )?;
     }
-    let out = ctx.store.remember(RememberRequest {
+    // C cut a long observation at 50 KB and still reported success; engram keeps every
+    // word: content over the limit is stored as linked parts (a capture), named below.
+    let out = ctx.store.remember_capture(RememberRequest {
         content: a
             .content
             .clone()
@@ -129,6 +131,18 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             out.revision.unwrap_or(1)
         ),
     };
+    if !out.parts.is_empty() {
+        text.push_str(&format!(
+            "\nLong content: stored as {} linked parts, #{} then {} (nothing was cut)",
+            out.parts.len() + 1,
+            out.id,
+            out.parts
+                .iter()
+                .map(|i| format!("#{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if a.topic_key.is_none() {
         text.push_str(&format!(
             "\nSuggested topic_key: {}",
@@ -162,6 +176,9 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     }
     if !out.redacted.is_empty() {
         v["redacted"] = json!(out.redacted);
+    }
+    if !out.parts.is_empty() {
+        v["parts"] = json!(out.parts);
     }
     Ok(v)
 }
@@ -219,7 +236,7 @@ fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         } else {
             item.clone()
         };
-        let out = ctx.store.remember(RememberRequest {
+        let out = ctx.store.remember_capture(RememberRequest {
             content: item.clone(),
             title: Some(title),
             kind: Some(Kind::Knowledge),
@@ -236,6 +253,7 @@ fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             _ => saved += 1,
         }
         ids.push(out.id);
+        ids.extend(out.parts);
     }
     Ok(json!({
         "result": format!("Passive capture complete: extracted={} saved={saved} duplicates={duplicates}", items.len()),

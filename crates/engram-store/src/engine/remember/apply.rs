@@ -78,6 +78,7 @@ fn outcome(w: &Prepared, action: RememberAction, id: MemoryId, uid: String) -> R
         uid,
         room: w.room.clone(),
         touched: vec![],
+        parts: vec![],
         candidates: vec![],
         conflict: None,
         revision: None,
