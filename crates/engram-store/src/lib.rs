@@ -35,7 +35,7 @@ pub mod storage;
 mod store;
 pub mod team;
 
-pub use engine::tasks;
+pub use engine::{conflict_scan, tasks};
 pub use error::{Error, Result};
 // The file modules keep the paths they had before `files/` gathered them.
 pub use embedding::EmbeddingStatus;

@@ -73,6 +73,29 @@ pub enum ConflictsCommand {
         #[arg(long, default_value_t = 50)]
         limit: usize,
     },
+
+    /// Judgments counted by status (pending, judged, …) and by relation.
+    Stats {
+        #[arg(long)]
+        project: Option<String>,
+    },
+
+    /// Pairs of memories that would have been offered for judgment had each been written
+    /// now (lexical, as C's scan), leaving out pairs judged already; `--apply` opens them
+    /// as pending judgments for `mem_judge`. Nothing is written without `--apply`.
+    Scan {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        apply: bool,
+        /// Open at most this many judgments (C's default).
+        #[arg(long, default_value_t = 100)]
+        max_insert: usize,
+        /// C judged pairs with an LLM here; engram does not call a model: refused, naming
+        /// `mem_judge`.
+        #[arg(long)]
+        semantic: bool,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -256,7 +279,7 @@ fn consolidate(
 }
 
 pub fn conflicts(c: ConflictsCommand, json_out: bool) -> anyhow::Result<()> {
-    let store = crate::open::open_store()?;
+    let mut store = crate::open::open_store()?;
     let (project, status, limit) = match c {
         ConflictsCommand::List {
             project,
@@ -264,6 +287,26 @@ pub fn conflicts(c: ConflictsCommand, json_out: bool) -> anyhow::Result<()> {
             limit,
         } => (project, status, limit),
         ConflictsCommand::Show { id } => return conflict_show(&store, &id, json_out),
+        ConflictsCommand::Stats { project } => {
+            return conflict_stats(&store, project.as_deref(), json_out);
+        }
+        ConflictsCommand::Scan {
+            project,
+            apply,
+            max_insert,
+            semantic,
+        } => {
+            if semantic {
+                anyhow::bail!(
+                    "--semantic: engram does not call a model to judge pairs; `conflicts scan --apply` opens them and the agent judges each with mem_judge"
+                );
+            }
+            let r = store.scan_conflicts(project.as_deref(), apply, max_insert)?;
+            if apply {
+                crate::vault_cli::sync(&mut store);
+            }
+            return print_scan(&r, json_out);
+        }
     };
     let js = store.judgments(project.as_deref(), Some(&status), limit)?;
     if json_out {
@@ -281,6 +324,62 @@ pub fn conflicts(c: ConflictsCommand, json_out: bool) -> anyhow::Result<()> {
                 j.status
             );
         }
+    }
+    Ok(())
+}
+
+fn conflict_stats(
+    store: &engram_store::Store,
+    project: Option<&str>,
+    json_out: bool,
+) -> anyhow::Result<()> {
+    let s = store.judgment_stats(project)?;
+    if json_out {
+        println!("{}", json!(s));
+        return Ok(());
+    }
+    let join = |m: &std::collections::BTreeMap<String, usize>| {
+        m.iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!("Conflicts: {} in all", s.total);
+    if s.total > 0 {
+        println!("  by status: {}", join(&s.by_status));
+        println!("  by relation: {}", join(&s.by_relation));
+    }
+    Ok(())
+}
+
+fn print_scan(r: &engram_store::conflict_scan::ScanReport, json_out: bool) -> anyhow::Result<()> {
+    if json_out {
+        println!("{}", json!(r));
+        return Ok(());
+    }
+    let verb = if r.applied {
+        "opened"
+    } else {
+        "found (dry run: --apply opens them)"
+    };
+    println!(
+        "Scanned {} memories; {} pair(s) to judge {verb}{}",
+        r.scanned,
+        r.pairs.len(),
+        if r.more > 0 {
+            format!("; {} more past --max-insert", r.more)
+        } else {
+            String::new()
+        }
+    );
+    for p in &r.pairs {
+        println!(
+            "#{} -> #{}\tscore {}\t{}",
+            p.src,
+            p.dst,
+            p.score,
+            p.judgment_id.as_deref().unwrap_or("-")
+        );
     }
     Ok(())
 }

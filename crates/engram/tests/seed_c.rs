@@ -501,6 +501,92 @@ fn seed_cs_cli_verbs() {
     );
 }
 
+/// C's `conflicts scan` over memories written with resolution off: the dry run lists the
+/// pair a write would have offered and writes nothing; `--apply` opens it pending for
+/// `mem_judge` (a second scan finds nothing new); `conflicts stats` counts it; C's LLM
+/// flag is refused naming `mem_judge`.
+#[test]
+fn conflicts_scan_opens_what_a_write_would_have_offered_and_stats_count_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("config.toml"), "resolve = false\n").unwrap();
+    for text in [
+        "The checkout API timeout is 30 seconds",
+        "The checkout API timeout is 10 seconds",
+        "The office plants are watered on Mondays",
+    ] {
+        engram_ok(
+            &home,
+            &["remember", text, "--room", "shop", "--kind", "fact"],
+        );
+    }
+    let dry: Value = serde_json::from_str(&engram_ok(
+        &home,
+        &["--json", "conflicts", "scan", "--project", "shop"],
+    ))
+    .unwrap();
+    assert_eq!(dry["scanned"], 3, "{dry}");
+    let pairs = dry["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{dry}");
+    assert!(pairs[0]["judgment_id"].is_null(), "{dry}");
+    assert_eq!(
+        engram_ok(&home, &["conflicts", "list"]).trim(),
+        "No pending conflicts.",
+        "a dry run writes nothing"
+    );
+    let applied: Value = serde_json::from_str(&engram_ok(
+        &home,
+        &[
+            "--json",
+            "conflicts",
+            "scan",
+            "--project",
+            "shop",
+            "--apply",
+        ],
+    ))
+    .unwrap();
+    let id = applied["pairs"][0]["judgment_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(engram_ok(&home, &["conflicts", "list"]).contains(&id));
+    let again: Value = serde_json::from_str(&engram_ok(
+        &home,
+        &[
+            "--json",
+            "conflicts",
+            "scan",
+            "--project",
+            "shop",
+            "--apply",
+        ],
+    ))
+    .unwrap();
+    assert_eq!(
+        again["pairs"],
+        json!([]),
+        "a pair with a judgment is not opened twice"
+    );
+    let stats: Value =
+        serde_json::from_str(&engram_ok(&home, &["--json", "conflicts", "stats"])).unwrap();
+    assert_eq!(
+        (
+            stats["total"].clone(),
+            stats["by_status"]["pending"].clone()
+        ),
+        (json!(1), json!(1)),
+        "{stats}"
+    );
+    let out = command(&home)
+        .args(["conflicts", "scan", "--semantic"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mem_judge"));
+}
+
 #[test]
 fn setup_keeps_seed_cs_protocol_and_registers_compat_c() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,6 +8,7 @@
 //! [`engram_core::plan`] decides what the write does, and `remember/apply.rs` writes the
 //! plan in one `Tx`.
 
+pub mod conflict_scan;
 mod correct;
 mod edit;
 mod judgments;
