@@ -47,6 +47,10 @@ pub struct Incoming<'a> {
     /// `false` when the caller judges conflicts itself (seed C's protocol): contradicted
     /// memories stay, offered as judgment candidates.
     pub may_supersede: bool,
+    /// `false` when the caller's protocol knows only duplicates and new memories (seed
+    /// B's: a near-duplicate reinforces, anything else is created): a text that would be
+    /// merged into a memory is created beside it, linked and offered instead.
+    pub may_merge: bool,
 }
 
 /// One active memory near the new text, as the store found it.
@@ -140,7 +144,9 @@ pub fn plan(
             }
             // A merge that would outgrow the content limit stores the text apart.
             Decision::Merge { text }
-                if p.absorb.is_none() && limits::check_content("content", &text).is_ok() =>
+                if incoming.may_merge
+                    && p.absorb.is_none()
+                    && limits::check_content("content", &text).is_ok() =>
             {
                 p.absorb = Some(Absorb {
                     target: n.id,
@@ -271,6 +277,7 @@ mod tests {
             content,
             kind: Kind::Fact,
             may_supersede: true,
+            may_merge: true,
         }
     }
 
@@ -333,6 +340,21 @@ mod tests {
                 supersede: vec![],
                 absorb: Some((3, true)),
                 related: vec![],
+                links: vec![3],
+                why_starts: Some("adds detail to #3"),
+            },
+            Row {
+                name: "a caller that never merges gets the elaboration beside, offered",
+                incoming: Incoming {
+                    may_merge: false,
+                    ..fact(
+                        "The API uses JWT tokens. They expire after fifteen minutes and refresh silently.",
+                    )
+                },
+                neighbours: vec![contained(n(3, "The API uses JWT tokens.", 0.7, 0.7), 1.0)],
+                supersede: vec![],
+                absorb: None,
+                related: vec![3],
                 links: vec![3],
                 why_starts: Some("adds detail to #3"),
             },
@@ -446,6 +468,7 @@ mod tests {
                 name: "compat-c: the caller judges, conflicts become candidates",
                 incoming: Incoming {
                     may_supersede: false,
+                    may_merge: true,
                     ..fact(DB_NEW)
                 },
                 neighbours: vec![n(4, DB_OLD, 0.5, 0.5)],
@@ -465,6 +488,7 @@ mod tests {
                 name: "compat-c without a conflict: why unchanged",
                 incoming: Incoming {
                     may_supersede: false,
+                    may_merge: true,
                     ..fact("Docker images are built in CI.")
                 },
                 neighbours: vec![n(5, "Deploys use Docker.", 0.35, 0.35)],
@@ -586,6 +610,7 @@ mod tests {
         let p = run(
             Incoming {
                 may_supersede: false,
+                may_merge: true,
                 ..fact(DB_NEW)
             },
             &[n(4, DB_OLD, 0.5, 0.42)],

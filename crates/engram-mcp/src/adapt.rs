@@ -170,6 +170,10 @@ pub struct Dialect {
     /// An unknown id in `correct` or `forget` answers `{"status": "not_found"}` (B),
     /// instead of an error.
     pub not_found_as_status: bool,
+    /// `remember` resolves as B did: a duplicate reinforces, anything else is a new
+    /// memory (never merged into another, never superseding one: B's agents correct with
+    /// `correct` and consolidate with `mark_consolidated`, which a merge would break).
+    pub duplicates_only: bool,
 }
 
 impl Dialect {
@@ -178,12 +182,14 @@ impl Dialect {
         importance: ImportanceScale::Either,
         reinforce_known_ids: false,
         not_found_as_status: false,
+        duplicates_only: false,
     };
     /// Seed B's clients (the `compat-b` profile).
     pub const SEED_B: Dialect = Dialect {
         importance: ImportanceScale::OneToTen,
         reinforce_known_ids: true,
         not_found_as_status: true,
+        duplicates_only: true,
     };
 
     /// The dialect of a `--tools` value: seed B's when it names `compat-b`.

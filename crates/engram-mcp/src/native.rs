@@ -97,6 +97,8 @@ fn remember(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         metadata: a.metadata,
         related,
         resolve: a.resolve,
+        supersede: ctx.dialect.duplicates_only.then_some(false),
+        merge: ctx.dialect.duplicates_only.then_some(false),
         ..Default::default()
     })?;
     let mut v = json(&out);

@@ -46,6 +46,10 @@ pub struct RememberRequest {
     /// the conflict pending as a judgment with the old memory as a candidate (seed C's
     /// protocol: the agent judges with `mem_judge`).
     pub supersede: Option<bool>,
+    /// May resolution merge this write into a similar memory (default yes)? `false`
+    /// creates it beside that memory, linked and offered as a candidate (seed B's
+    /// protocol: duplicates reinforce, everything else is a new memory).
+    pub merge: Option<bool>,
 }
 
 /// Fields to change in [`Store::update`]; `None` keeps the current value.

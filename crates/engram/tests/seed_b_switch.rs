@@ -261,11 +261,16 @@ fn setup_repoints_antigravity() {
         row["detail"].as_str().unwrap().contains("mcp_config.json"),
         "{row}"
     );
-    // Setup with the clients detected: `~/.gemini` holding only Antigravity's `config/` is
-    // not Gemini CLI, whose settings are not written.
+    // Setup with the clients detected: `~/.gemini` holding only Antigravity's `config/`
+    // and the `GEMINI.md` B's installer wrote for it is not Gemini CLI, whose settings are
+    // not written.
+    std::fs::write(
+        user.join(".gemini/GEMINI.md"),
+        "# Memory Protocol (engram)\n",
+    )
+    .unwrap();
     let stdout = setup(&home, &user, "--json");
     assert!(!user.join(".gemini/settings.json").exists(), "{stdout}");
-    assert!(!user.join(".gemini/GEMINI.md").exists(), "{stdout}");
 }
 
 /// The official MCP Python SDK starts the entry setup wrote for a B user exactly as Claude
@@ -416,4 +421,70 @@ fn setup_writes_b_protocol_files_for_b_users_only() {
     setup(&other_home, &other, "claude");
     assert!(!other_home.join("MEMORY_PROTOCOL.md").exists());
     assert!(!other_home.join("ONBOARDING.md").exists());
+}
+
+/// compat-b's `remember` resolves as B did: a near-duplicate reinforces, an elaboration
+/// of an existing memory or a contradiction of it is a new memory beside it (B's agents
+/// consolidate and correct by their own calls), linked to its `related_ids`. engram's own
+/// tools still merge.
+#[test]
+fn b_remember_never_merges_or_supersedes() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut m = Mcp::start_with(
+        &home,
+        &["--tools=compat-b"],
+        "claude-code",
+        &[("ENGRAM_RESOLVE", "true")],
+    );
+    let first = m.call(
+        "remember",
+        json!({"content": "The API uses JWT tokens.", "type": "knowledge"}),
+    );
+    let first_id = first["structuredContent"]["id"].clone();
+    let again = m.call(
+        "remember",
+        json!({"content": "The API uses JWT tokens.", "type": "knowledge"}),
+    );
+    assert_eq!(
+        again["structuredContent"]["status"], "duplicate_reinforced",
+        "{again}"
+    );
+    let more = m.call(
+        "remember",
+        json!({"content": "The API uses JWT tokens. They expire after fifteen minutes and refresh silently.",
+               "type": "knowledge"}),
+    );
+    let s = &more["structuredContent"];
+    assert_eq!(
+        s["status"], "created",
+        "an elaboration is not merged: {more}"
+    );
+    assert_ne!(s["id"], first_id, "{more}");
+    let summary = m.call(
+        "remember",
+        json!({"content": "Auth summary: JWT tokens, fifteen-minute expiry, silent refresh.",
+               "type": "knowledge", "importance": 8, "related_ids": [first_id]}),
+    );
+    let s = &summary["structuredContent"];
+    assert_eq!(s["status"], "created", "{summary}");
+    assert!(
+        s["touched"].as_array().unwrap().contains(&first_id),
+        "linked to related_ids: {summary}"
+    );
+    let contradiction = m.call(
+        "remember",
+        json!({"content": "The API uses session cookies, not JWT tokens.", "type": "knowledge"}),
+    );
+    assert_eq!(
+        contradiction["structuredContent"]["status"], "created",
+        "{contradiction}"
+    );
+    let stats = m.call("stats", json!({}));
+    assert_eq!(
+        stats["structuredContent"]["by_tier"]["active"], 4,
+        "nothing superseded: {stats}"
+    );
+    m.finish();
 }

@@ -111,6 +111,7 @@ impl Store {
             content: &m.content,
             kind: m.kind,
             may_supersede: false,
+            may_merge: false,
         };
         let p = plan::plan(
             incoming,

@@ -115,6 +115,7 @@ impl Store {
             content: w.content(),
             kind: w.kind,
             may_supersede: w.req.supersede != Some(false),
+            may_merge: w.req.merge != Some(false),
         };
         let plan = plan::plan(
             incoming,

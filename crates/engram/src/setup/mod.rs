@@ -315,10 +315,11 @@ impl SeedProtocol {
 }
 
 /// Whether `~/.gemini` is Gemini CLI's: Antigravity keeps its own files there too
-/// (`config/`, `antigravity/`), so a folder holding only those is not Gemini CLI
-/// installed, and setup must not write Gemini CLI's settings for an Antigravity user.
+/// (`config/`, `antigravity/`, and reads `GEMINI.md`, where seed B's installer wrote its
+/// protocol for it), so a folder holding only those is not Gemini CLI installed, and
+/// setup must not write Gemini CLI's settings for an Antigravity user.
 fn gemini_cli_dir(dir: &Path) -> bool {
-    const ANTIGRAVITY: [&str; 2] = ["config", "antigravity"];
+    const ANTIGRAVITY: [&str; 3] = ["config", "antigravity", "GEMINI.md"];
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
