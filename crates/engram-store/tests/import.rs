@@ -576,6 +576,10 @@ fn a_tasks_become_tasks_with_their_memories() {
         restored.checkpoint.content.contains("logout"),
         "{restored:?}"
     );
+    // A's own task id still names the task (memory 1 is A's handoff, not a task).
+    let by_a_id = store.task_view(1).unwrap();
+    assert_eq!(by_a_id.task.task_id, oauth.task_id);
+    assert_eq!(by_a_id.handoffs.len(), 2);
     let before = export(&store);
     let again = store
         .import_seed_a(&f, files, None, &mut |_, _| {})

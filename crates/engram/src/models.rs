@@ -193,6 +193,15 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
                 "using {name}: {} memories embedded, {} without a vector",
                 s.embedded, s.missing
             );
+            // The environment wins over config.toml: say so, or the next command quietly
+            // goes back to the model the variable names.
+            if let Ok(env) = std::env::var("ENGRAM_MODEL")
+                && env.trim() != name.trim()
+            {
+                eprintln!(
+                    "warning: ENGRAM_MODEL={env:?} is set and overrides config.toml: unset it (in your shell and in the agent's MCP entry `env`) or set it to {name:?}"
+                );
+            }
         }
     }
     Ok(())

@@ -236,12 +236,26 @@ impl Store {
         Ok(as_task(&self.task_memory(id)?))
     }
 
+    /// The task memory `id` names: the task with that id, else the task imported from
+    /// seed A with that A id (`a.task_id`): A's agents and scripts keep the task ids A
+    /// gave them, and an imported task gets a new id because A's memory ids hold theirs.
     fn task_memory(&self, id: MemoryId) -> Result<Memory> {
-        let m = require_memory(self.reads(), &IdRef::Id(id), "task_id")?;
-        if !is_task(&m) || m.tier == Tier::Trash {
-            return Err(Error::not_found("task_id", format!("task {id}")));
+        if let Some(m) = self.reads().memory(&IdRef::Id(id))?
+            && is_task(&m)
+            && m.tier != Tier::Trash
+        {
+            return Ok(m);
         }
-        Ok(m)
+        let pool = self.reads().active_memories(&ActiveQuery {
+            kinds: &[Kind::Project],
+            rooms: None,
+            pinned_only: false,
+            order: ActiveOrder::Id,
+            limit: 100_000,
+        })?;
+        pool.into_iter()
+            .find(|m| is_task(m) && m.metadata["a"]["task_id"].as_i64() == Some(id))
+            .ok_or_else(|| Error::not_found("task_id", format!("task {id}")))
     }
 
     /// A's `update_task`: the task's text, status and metadata rewritten in one write (the
@@ -262,6 +276,7 @@ impl Store {
         }
         check_object("metadata", &change.metadata)?;
         let m = self.task_memory(id)?;
+        let id = m.id;
         let mut meta = m.metadata.clone();
         if let Some(s) = &status {
             meta["status"] = json!(s);
@@ -368,6 +383,7 @@ impl Store {
     /// (newest first) and its latest checkpoint.
     pub fn task_view(&self, id: MemoryId) -> Result<TaskView> {
         let task = self.task(id)?;
+        let id = task.task_id;
         let members = self.task_members(id)?;
         let pick = |f: &dyn Fn(Kind) -> bool| -> Vec<BriefItem> {
             members
@@ -395,7 +411,7 @@ impl Store {
 
     /// A's `list_checkpoints`: the task's checkpoints, newest first, at most `limit`.
     pub fn checkpoints(&self, id: MemoryId, limit: usize) -> Result<Vec<Checkpoint>> {
-        self.task(id)?;
+        let id = self.task(id)?.task_id;
         let mut cps: Vec<Checkpoint> = self
             .task_members(id)?
             .iter()
@@ -424,6 +440,7 @@ impl Store {
         mode: RestoreMode,
     ) -> Result<Restored> {
         let task = self.task(id)?;
+        let id = task.task_id;
         let members = self.task_members(id)?;
         let cps: Vec<(usize, Checkpoint)> = members
             .iter()
@@ -507,7 +524,7 @@ impl Store {
         let Some(tid) = task_id else {
             return self.remember_hub(content, kind, importance, metadata, origin);
         };
-        self.task(tid)?;
+        let tid = self.task(tid)?.task_id;
         let version = self
             .task_members(tid)?
             .iter()
@@ -577,7 +594,7 @@ impl Store {
     /// Links a memory whose metadata names a task (`task_id`) to that task, so `get_task`
     /// and restores find it. An unknown task is an error naming `task_id`.
     pub fn attach_to_task(&mut self, memory: MemoryId, task_id: MemoryId) -> Result<()> {
-        self.task(task_id)?;
+        let task_id = self.task(task_id)?.task_id;
         self.link_to_task(memory, task_id)
     }
 

@@ -867,10 +867,19 @@ fn store_and_model(
     Ok(Some(match pulled {
         Ok(()) => format!("model {} ready", config.model),
         Err(e) => {
-            let msg = format!(
-                "warning: model {} not pulled ({e:#}); engram works lexically until `engram model pull {}` succeeds",
-                config.model, config.model
-            );
+            // A name engram cannot pull (A's all-mpnet-base-v2, a folder) gets the advice
+            // that can work, never a pull command that cannot.
+            let msg = if crate::models::unusable_model_name(&config.model) {
+                format!(
+                    "warning: {}",
+                    crate::models::missing_model_advice(&config.model)
+                )
+            } else {
+                format!(
+                    "warning: model {} not pulled ({e:#}); engram works lexically until `engram model pull {}` succeeds",
+                    config.model, config.model
+                )
+            };
             if !json {
                 eprintln!("{msg}");
             }
