@@ -106,8 +106,21 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
     Ok(Document {
         fields,
         has_front_matter: true,
-        body: strip_final_newline(&text[offset..]).to_string(),
+        body: strip_final_newline(strip_leading_blank_lines(&text[offset..])).to_string(),
     })
+}
+
+/// Blank lines between the closing `---` and the text are layout, not content: seed B's
+/// files (python-frontmatter) put one there, and B read the body without it.
+fn strip_leading_blank_lines(s: &str) -> &str {
+    let mut rest = s;
+    while let Some((line, after)) = rest.split_once('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        rest = after;
+    }
+    rest
 }
 
 fn strip_final_newline(s: &str) -> &str {
@@ -370,6 +383,14 @@ pub fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_blank_line_after_b_front_matter_is_not_content() {
+        let doc = parse("---\nid: 01HZX3K5Q8M2N4P6R8T0V2W4Y6\ntype: knowledge\n---\n\nDeploys go out on Tuesdays.\n").unwrap();
+        assert_eq!(doc.body, "Deploys go out on Tuesdays.");
+        let doc = parse("---\nkind: fact\n---\n    indented first line\n").unwrap();
+        assert_eq!(doc.body, "    indented first line");
+    }
 
     #[test]
     fn reads_engram_and_b_front_matter() {
