@@ -174,6 +174,9 @@ pub struct Dialect {
     /// memory (never merged into another, never superseding one: B's agents correct with
     /// `correct` and consolidate with `mark_consolidated`, which a merge would break).
     pub duplicates_only: bool,
+    /// Replies name memories by their ULID and tiers `hot`/`cold`, as B's did
+    /// ([`crate::compat_b_reply`]).
+    pub b_replies: bool,
 }
 
 impl Dialect {
@@ -183,6 +186,7 @@ impl Dialect {
         reinforce_known_ids: false,
         not_found_as_status: false,
         duplicates_only: false,
+        b_replies: false,
     };
     /// Seed B's clients (the `compat-b` profile).
     pub const SEED_B: Dialect = Dialect {
@@ -190,6 +194,7 @@ impl Dialect {
         reinforce_known_ids: true,
         not_found_as_status: true,
         duplicates_only: true,
+        b_replies: true,
     };
 
     /// The dialect of a `--tools` value: seed B's when it names `compat-b`.

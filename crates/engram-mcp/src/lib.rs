@@ -36,6 +36,7 @@ pub mod admin;
 pub mod auth;
 pub mod compat_a;
 pub mod compat_a_tasks;
+pub mod compat_b_reply;
 pub mod compat_c;
 pub mod environment;
 #[cfg(test)]

@@ -590,6 +590,9 @@ impl Shared {
         tracing::debug!(tool = name, ms, ok = result.is_ok(), "tool call");
         crate::perf::record(name, ms, result.is_ok());
         let mut v = result?;
+        if dialect.b_replies {
+            crate::compat_b_reply::rewrite(&mut v, store);
+        }
         if searches
             && let Some(reason) = lexical_reason
             && let Some(o) = v.as_object_mut()

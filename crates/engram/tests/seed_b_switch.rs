@@ -443,6 +443,8 @@ fn b_remember_never_merges_or_supersedes() {
         json!({"content": "The API uses JWT tokens.", "type": "knowledge"}),
     );
     let first_id = first["structuredContent"]["id"].clone();
+    // B named memories by their ULID.
+    assert!(first_id.as_str().is_some_and(|u| u.len() == 26), "{first}");
     let again = m.call(
         "remember",
         json!({"content": "The API uses JWT tokens.", "type": "knowledge"}),
@@ -481,9 +483,15 @@ fn b_remember_never_merges_or_supersedes() {
         contradiction["structuredContent"]["status"], "created",
         "{contradiction}"
     );
+    let hits = m.call("recall", json!({"query": "JWT tokens"}));
+    let hit = &hits["structuredContent"]["hits"][0];
+    assert!(
+        hit["tier"] == "hot" && hit["id"].as_str().is_some_and(|u| u.len() == 26),
+        "B's tier name and id: {hits}"
+    );
     let stats = m.call("stats", json!({}));
     assert_eq!(
-        stats["structuredContent"]["by_tier"]["active"], 4,
+        stats["structuredContent"]["by_tier"]["hot"], 4,
         "nothing superseded: {stats}"
     );
     m.finish();
