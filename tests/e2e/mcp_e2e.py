@@ -143,6 +143,7 @@ async def flow_compat_a(c, room):
     check(r["result"].startswith("Session handoff stored"), r)
     r = data(await call(c, "recall_memory", {"query": "pytest", "user_id": room, "top_k": 3}))
     check(r["memories"][0]["handoff_validation"] == [{"step": "ship", "status": "pending"}], r)
+    check(all(k in m for m in r["memories"] for k in ("score", "similarity", "strength")), r)
     r = data(await call(c, "track_failure", {"error": "timeout", "component": "api", "user_id": room}))
     check("memory_id" in r and "result" in r, r)
     r = data(await call(c, "memory_stats", {"user_id": room}))

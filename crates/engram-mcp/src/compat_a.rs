@@ -145,6 +145,12 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             ..Default::default()
         })?;
         if let Some(h) = brief.last_handoff {
+            // Its scores as a hit when recall found it; else zeros: A's entries always
+            // carry the three numbers, and this one leads by rule, not by score.
+            let found = memories.iter().find(|m| m["id"] == json!(h.memory.id));
+            let number = |k: &str| found.map_or(json!(0.0), |m| m[k].clone());
+            let (strength, similarity, score) =
+                (number("strength"), number("similarity"), number("score"));
             memories.retain(|m| m["id"] != json!(h.memory.id));
             let steps: Vec<Value> = h
                 .next_steps
@@ -158,6 +164,9 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                     "content": h.memory.content,
                     "category": category(h.memory.kind),
                     "importance": h.memory.importance,
+                    "strength": strength,
+                    "similarity": similarity,
+                    "score": score,
                     "metadata": h.memory.metadata,
                     "created_at": engram_core::time::format(h.memory.created_at),
                     "source": h.memory.source,
