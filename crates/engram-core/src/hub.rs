@@ -71,6 +71,41 @@ pub fn handoff_text(
     s
 }
 
+/// A handoff's fields read back from its text as [`handoff_text`] (and seed A) wrote it:
+/// `(summary, completed, in_progress, blocked, next_steps)`, or `None` when the text is
+/// not a handoff. A handoff imported from A may keep them only in its text.
+pub type HandoffFields = (String, Vec<String>, Vec<String>, Vec<String>, Vec<String>);
+
+pub fn parse_handoff_text(text: &str) -> Option<HandoffFields> {
+    let mut lines = text.lines();
+    let first = lines.next()?.trim();
+    let summary = first
+        .strip_prefix("Session Handoff:")
+        .or_else(|| first.strip_prefix("Session handoff:"))?
+        .trim()
+        .to_string();
+    let mut f: HandoffFields = (summary, vec![], vec![], vec![], vec![]);
+    let items = |rest: &str| -> Vec<String> {
+        rest.split(';')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    for line in lines {
+        let Some((label, rest)) = line.split_once(':') else {
+            continue;
+        };
+        match label.trim().to_ascii_lowercase().as_str() {
+            "completed" => f.1 = items(rest),
+            "in progress" => f.2 = items(rest),
+            "blocked" => f.3 = items(rest),
+            "next steps" => f.4 = items(rest),
+            _ => {}
+        }
+    }
+    Some(f)
+}
+
 /// A failure's text, as seed A writes it.
 pub fn failure_text(
     component: &str,
@@ -212,6 +247,16 @@ mod tests {
             p,
             "Progress: search [in_progress] 42%\nBlockers: index\nQuality: 0.80\nNotes: going"
         );
+        let (summary, completed, _, blocked, next) = parse_handoff_text(
+            "Session Handoff: auth done\nCompleted: login; logout\nNext steps: 2fa",
+        )
+        .unwrap();
+        assert_eq!(
+            (summary.as_str(), completed.len(), blocked.len()),
+            ("auth done", 2, 0)
+        );
+        assert_eq!(next, vec!["2fa".to_string()]);
+        assert!(parse_handoff_text("Deploys go out on Tuesdays").is_none());
     }
 
     #[test]

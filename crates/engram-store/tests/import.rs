@@ -493,7 +493,7 @@ fn a_tasks_become_tasks_with_their_memories() {
         [
             r#"{"id":1,"user_id":"default","content":"Session handoff: the OAuth flow works; next the refresh token","importance":0.7,"category":"fact","created_at":"2025-06-01 12:00:00","metadata":{"type":"handoff","task_id":1}}"#,
             r#"{"id":2,"user_id":"default","content":"The refresh token endpoint returns 401 when the clock skews","importance":0.8,"category":"fact","created_at":"2025-06-02 12:00:00","metadata":{"type":"failure","task_id":"1"}}"#,
-            r#"{"id":3,"user_id":"default","content":"Session handoff: refresh works; next the logout page","importance":0.7,"category":"fact","created_at":"2025-06-03 12:00:00","metadata":{"type":"handoff","task_id":1}}"#,
+            r#"{"id":3,"user_id":"default","content":"Session Handoff: refresh works\nCompleted: refresh token\nNext steps: logout page","importance":0.7,"category":"fact","created_at":"2025-06-03 12:00:00","metadata":{"type":"handoff","task_id":1}}"#,
             r#"{"id":4,"user_id":"default","content":"The staging database is Postgres 16","importance":0.5,"category":"fact","created_at":"2025-06-03 13:00:00","metadata":{"task_id":7}}"#,
         ]
         .join("\n"),
@@ -575,6 +575,16 @@ fn a_tasks_become_tasks_with_their_memories() {
     assert!(
         restored.checkpoint.content.contains("logout"),
         "{restored:?}"
+    );
+    // The state A kept only in the handoff's text is read back from it.
+    assert_eq!(restored.state.summary.as_deref(), Some("refresh works"));
+    assert_eq!(
+        restored.state.next_steps,
+        vec![serde_json::json!("logout page")]
+    );
+    assert_eq!(
+        restored.state.completed,
+        vec![serde_json::json!("refresh token")]
     );
     // A's own task id still names the task (memory 1 is A's handoff, not a task).
     let by_a_id = store.task_view(1).unwrap();

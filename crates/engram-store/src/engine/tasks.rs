@@ -466,23 +466,31 @@ impl Store {
         };
         let upto = &members[..=at];
         let handoff = upto.iter().rev().find(|m| m.kind == Kind::Handoff);
-        let list = |key: &str| -> Vec<Value> {
+        // A handoff imported from A may hold its fields only in its text (A's format).
+        let from_text = handoff.and_then(|h| engram_core::hub::parse_handoff_text(&h.content));
+        let texts = |v: &[String]| v.iter().map(|s| json!(s)).collect::<Vec<Value>>();
+        let list = |key: &str, parsed: Option<&[String]>| -> Vec<Value> {
             handoff
                 .and_then(|h| h.metadata.get(key))
                 .and_then(Value::as_array)
                 .cloned()
-                .unwrap_or_default()
+                .unwrap_or_else(|| parsed.map(texts).unwrap_or_default())
         };
+        let summary = handoff.map(|h| match meta_str(h, "summary") {
+            s if s.is_empty() => from_text.as_ref().map(|f| f.0.clone()).unwrap_or_default(),
+            s => s,
+        });
+        let parsed = from_text.as_ref();
         let state = RestoredState {
             goal: task.goal.clone(),
             status: task.status.clone(),
-            summary: handoff.map(|h| meta_str(h, "summary")),
-            completed: list("completed"),
-            in_progress: list("in_progress"),
-            blocked: list("blocked"),
-            next_steps: list("next_steps"),
-            must_not_redo: list("must_not_redo"),
-            must_preserve: list("must_preserve"),
+            summary,
+            completed: list("completed", parsed.map(|f| &f.1[..])),
+            in_progress: list("in_progress", parsed.map(|f| &f.2[..])),
+            blocked: list("blocked", parsed.map(|f| &f.3[..])),
+            next_steps: list("next_steps", parsed.map(|f| &f.4[..])),
+            must_not_redo: list("must_not_redo", None),
+            must_preserve: list("must_preserve", None),
             working_set: handoff
                 .and_then(|h| h.metadata.get("working_set").cloned())
                 .unwrap_or(json!({"files": [], "tools": []})),
