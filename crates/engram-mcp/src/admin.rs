@@ -152,7 +152,14 @@ pub(super) fn reindex(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             "the vault is off (vault = \"off\" in config.toml); nothing to reindex",
         ));
     }
-    Ok(json(&ctx.store.reindex_vault(&mut |_, _| {})?))
+    let r = ctx.store.reindex_vault(&mut |_, _| {})?;
+    let mut v = json(&r);
+    // B's reply named new files `added` and files gone `removed`.
+    if ctx.dialect.b_replies {
+        v["added"] = json!(r.created + r.restored);
+        v["removed"] = json!(r.trashed + r.gone);
+    }
+    Ok(v)
 }
 
 /// The `engram doctor` report (`ok`, `status`, `rows`) from the binary's checks, which

@@ -483,6 +483,12 @@ fn b_remember_never_merges_or_supersedes() {
         contradiction["structuredContent"]["status"], "created",
         "{contradiction}"
     );
+    let r = m.call("reindex", json!({}));
+    let r = &r["structuredContent"];
+    assert!(
+        r["added"].is_u64() && r["removed"].is_u64() && r["unchanged"].is_u64(),
+        "B's reindex keys: {r}"
+    );
     let hits = m.call("recall", json!({"query": "JWT tokens"}));
     let hit = &hits["structuredContent"]["hits"][0];
     assert!(
