@@ -427,10 +427,17 @@ fn user_prompt(
     // answer in milliseconds.
     config.deep_score_threshold = 0.0;
     let weights = config.weights();
-    let mut store = open_read_in(home, config)?;
+    let state_dir = home.root.join("hooks").join("surface");
+    let state_path = state_dir.join(format!("session-{}.json", sanitize(session)));
+    // The vault is read in until the session has its surface state: a session that began
+    // without SessionStart still sees the folder from its first prompt, and later prompts
+    // skip the folder walk.
+    let mut store = if state_path.exists() {
+        Store::open(&home.db_path(), config)?
+    } else {
+        open_read_in(home, config)?
+    };
     if h.surface_mode != SurfaceMode::Off {
-        let state_dir = home.root.join("hooks").join("surface");
-        let state_path = state_dir.join(format!("session-{}.json", sanitize(session)));
         let mut surfaced: Vec<i64> = std::fs::read(&state_path)
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())

@@ -401,12 +401,11 @@ fn doctor_fresh_home_ok_and_broken_home_ng() {
     std::fs::remove_file(f.engram.join("config.toml")).unwrap();
     std::fs::create_dir_all(f.engram.join("memories")).unwrap();
     std::fs::write(f.engram.join("memories").join("x.md"), "x").unwrap();
+    // A file written by hand and not read in yet is the next command's to read: said,
+    // with what happens next, not a fault.
     let d: Value = serde_json::from_slice(&f.run(&["doctor", "--json"]).stdout).unwrap();
-    assert_eq!(
-        status(&d, "vault").as_deref(),
-        Some("NG"),
-        "1 file for 0 memories"
-    );
+    assert_eq!(status(&d, "vault").as_deref(), Some("--"), "{d:#}");
+    assert!(d.to_string().contains("1 file(s) new"), "{d:#}");
 }
 
 fn assert_hook_contract(out: &Output, what: &str) -> Option<Value> {
