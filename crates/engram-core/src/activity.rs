@@ -6,6 +6,11 @@ use crate::Millis;
 /// How long a session must run, and how long since its last save, before the nudge (C: 10 min).
 pub const NUDGE_AFTER_MS: Millis = 10 * 60 * 1000;
 
+/// A session open longer than this is not one being worked in but one never ended (a
+/// client that crashed, a store converted from C with its open sessions): C counted
+/// activity per server process, so its nudge never came from such a session.
+pub const STALE_SESSION_MS: Millis = 12 * 60 * 60 * 1000;
+
 /// Minutes since the last save (or the session's start, when nothing was saved since) when
 /// C would nudge: the session is at least ten minutes old and nothing was saved for ten
 /// minutes. `None` otherwise, or with no open session.
@@ -15,7 +20,7 @@ pub fn save_nudge_minutes(
     last_save: Option<Millis>,
 ) -> Option<i64> {
     let started = session_started?;
-    if now - started < NUDGE_AFTER_MS {
+    if now - started < NUDGE_AFTER_MS || now - started > STALE_SESSION_MS {
         return None;
     }
     let quiet_since = last_save.map_or(started, |s| s.max(started));
@@ -33,6 +38,19 @@ pub fn save_nudge_text(minutes: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_session_left_open_for_days_never_nudges() {
+        let now = 1_000 * 24 * 60 * MIN;
+        assert_eq!(
+            save_nudge_minutes(now, Some(now - 3 * 24 * 60 * MIN), None),
+            None
+        );
+        assert_eq!(
+            save_nudge_minutes(now, Some(now - 30 * MIN), None),
+            Some(30)
+        );
+    }
 
     const MIN: Millis = 60_000;
 

@@ -710,13 +710,18 @@ fn a_quiet_open_session_gets_cs_save_nudge() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     write_c_db(&home);
-    // C's session s-1 ended; this one is still open, started long ago, last save long ago.
+    // C's session s-1 ended; this one is still open, started 40 minutes ago, its last
+    // save 35 minutes ago. One left open for months (`stale`) never nudges.
     rusqlite::Connection::open(home.join("engram.db"))
         .unwrap()
         .execute_batch(
-            "INSERT INTO sessions VALUES ('s-open', 'legacy', '/home/u/legacy', '2026-01-10 09:00:00', NULL, NULL);
+            "INSERT INTO sessions VALUES ('s-open', 'legacy', '/home/u/legacy', datetime('now', '-40 minutes'), NULL, NULL);
              INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at)
              VALUES (30, 'obs-dddddddddddddddd', 's-open', 'bugfix', 'Flaky login', 'The login test waited on a fixed sleep', 'legacy',
+                     datetime('now', '-35 minutes'), datetime('now', '-35 minutes'));
+             INSERT INTO sessions VALUES ('s-stale', 'stale', '/home/u/stale', '2026-01-10 09:00:00', NULL, NULL);
+             INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at)
+             VALUES (31, 'obs-eeeeeeeeeeeeeeee', 's-stale', 'bugfix', 'Flaky signup', 'The signup test waited on a fixed sleep', 'stale',
                      '2026-01-10 09:05:00', '2026-01-10 09:05:00');",
         )
         .unwrap();
@@ -733,6 +738,12 @@ fn a_quiet_open_session_gets_cs_save_nudge() {
     );
     let r = m.call("mem_context", json!({"project": "legacy"}));
     assert!(text(&r).contains("No mem_save calls"), "{r}");
+    let r = m.call(
+        "mem_search",
+        json!({"query": "signup test", "project": "stale"}),
+    );
+    let t = text(&r);
+    assert!(t.contains("#31") && !t.contains("No mem_save calls"), "{t}");
     // A project whose session is closed is not nudged.
     let r = m.call(
         "mem_search",
