@@ -497,3 +497,48 @@ fn a_linked_log_file_is_left_alone_and_a_device_transcript_is_refused() {
     let log = std::fs::read_to_string(home2.join("logs/hooks.log")).unwrap_or_default();
     assert!(log.contains("not a regular file"), "{log}");
 }
+
+/// A compat-c client's hooks name C's tools, not engram's: the briefing points to
+/// `mem_search`, surfaced memories to `mem_get_observation` and `mem_update` (compat-c
+/// serves no recall, reinforce or correct).
+#[test]
+fn cs_hooks_name_cs_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = command(&home)
+        .args([
+            "remember",
+            "The login page keeps the session in a signed cookie for seven days",
+            "--room",
+            "common",
+            "--kind",
+            "decision",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let start = hook(
+        &home,
+        &["session-start", "--agent", "claude", "--tools", "compat-c"],
+        json!({"session_id": "s-1", "cwd": dir.path(), "source": "startup"}),
+    )
+    .expect("a briefing");
+    let text = start.to_string();
+    assert!(
+        text.contains("Use mem_search for more") && !text.contains("engram's recall"),
+        "{text}"
+    );
+    let said = hook(
+        &home,
+        &["user-prompt-submit", "--agent", "claude", "--tools", "compat-c"],
+        json!({"session_id": "s-1", "cwd": dir.path(), "prompt": "how long does the login page keep the session cookie"}),
+    )
+    .expect("surfaced");
+    let text = said.to_string();
+    assert!(
+        text.contains("signed cookie") && text.contains("mem_get_observation"),
+        "{text}"
+    );
+    assert!(!text.contains("engram's reinforce"), "{text}");
+}
