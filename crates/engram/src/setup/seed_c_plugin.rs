@@ -70,8 +70,9 @@ pub fn edit(
             .map(|(k, _)| k)
             .collect()
     };
+    let granted = grant_engram_tools(doc, remove, backup);
     if targets.is_empty() {
-        return Ok(targets);
+        return Ok(granted);
     }
     let plugins = doc
         .get_mut("enabledPlugins")
@@ -80,21 +81,98 @@ pub fn edit(
     for key in &targets {
         plugins.insert(key.clone(), Value::Bool(remove));
     }
-    Ok(targets)
+    Ok(targets.into_iter().chain(granted).collect())
+}
+
+/// The prefix of the plugin's tool names in Claude Code's permission rules
+/// (`mcp__plugin_<plugin>_<server>__<tool>`).
+const PLUGIN_TOOLS: &str = "mcp__plugin_engram_";
+
+/// The rule for engram's own server that a rule for C's plugin server grants:
+/// `mcp__plugin_engram_engram__mem_save` → `mcp__engram__mem_save` (and the server-wide
+/// `mcp__plugin_engram_engram` → `mcp__engram`).
+fn engram_rule(plugin_rule: &str) -> Option<String> {
+    let rest = plugin_rule.strip_prefix(PLUGIN_TOOLS)?;
+    Some(match rest.split_once("__") {
+        Some((_, tool)) => format!("mcp__engram__{tool}"),
+        None => "mcp__engram".to_string(),
+    })
+}
+
+/// The user allowed C's plugin tools without asking (`permissions.allow`); with the plugin
+/// off, the same tools come from the `engram` server under other names, and each call
+/// would ask again. Setup allows those names too; `--remove` takes away the ones the file
+/// did not have before setup first changed it. Returns the rules added or removed.
+fn grant_engram_tools(
+    doc: &mut Map<String, Value>,
+    remove: bool,
+    backup: Option<&str>,
+) -> Vec<String> {
+    let Some(allow) = doc
+        .get_mut("permissions")
+        .and_then(|p| p.get_mut("allow"))
+        .and_then(Value::as_array_mut)
+    else {
+        return Vec::new();
+    };
+    let rules: Vec<String> = allow
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    let wanted: Vec<String> = rules.iter().filter_map(|r| engram_rule(r)).collect();
+    if remove {
+        let before: Vec<String> = parse(backup)
+            .and_then(|d| d.get("permissions")?.get("allow")?.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        let gone: Vec<String> = wanted
+            .into_iter()
+            .filter(|w| rules.contains(w) && !before.contains(w))
+            .collect();
+        allow.retain(|v| !v.as_str().is_some_and(|r| gone.iter().any(|g| g == r)));
+        return gone;
+    }
+    let mut added = Vec::new();
+    for w in wanted {
+        if !rules.contains(&w) && !added.contains(&w) {
+            allow.push(Value::String(w.clone()));
+            added.push(w);
+        }
+    }
+    added
 }
 
 /// What the plan says about the plugin for this file, empty when nothing changes.
 pub fn note(settings_text: Option<&str>, remove: bool, backup: Option<&str>) -> String {
     let mut doc = parse(settings_text).unwrap_or_default();
     let changed = edit(&mut doc, remove, backup).unwrap_or_default();
-    match (changed.is_empty(), remove) {
+    let (rules, plugins): (Vec<String>, Vec<String>) =
+        changed.into_iter().partition(|k| k.starts_with("mcp__"));
+    let rules = if rules.is_empty() {
+        String::new()
+    } else if remove {
+        format!(
+            "; drop the permission rules setup added ({})",
+            rules.join(", ")
+        )
+    } else {
+        format!(
+            "; allow {} as C's plugin tools were allowed",
+            rules.join(", ")
+        )
+    };
+    let plugins = match (plugins.is_empty(), remove) {
         (true, _) => String::new(),
         (false, false) => format!(
             "; disable seed C's plugin {} (its hooks would brief every session twice)",
-            changed.join(", ")
+            plugins.join(", ")
         ),
-        (false, true) => format!("; re-enable seed C's plugin {}", changed.join(", ")),
-    }
+        (false, true) => format!("; re-enable seed C's plugin {}", plugins.join(", ")),
+    };
+    format!("{plugins}{rules}")
 }
 
 #[cfg(test)]
@@ -104,6 +182,37 @@ mod tests {
 
     fn doc(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn the_plugins_allowed_tools_are_allowed_under_engrams_server_and_removed_again() {
+        let before = json!({"enabledPlugins": {"engram@engram": true},
+            "permissions": {"allow": ["Bash(ls)", "mcp__plugin_engram_engram__mem_save",
+                                      "mcp__plugin_engram_engram__mem_search"]}});
+        let mut d = doc(before.clone());
+        let changed = edit(&mut d, false, None).unwrap();
+        assert!(
+            changed.contains(&"mcp__engram__mem_save".to_string()),
+            "{changed:?}"
+        );
+        let allow = d["permissions"]["allow"].clone();
+        assert!(
+            allow
+                .as_array()
+                .unwrap()
+                .contains(&json!("mcp__engram__mem_search"))
+        );
+        assert_eq!(
+            edit(&mut d, false, None).unwrap(),
+            Vec::<String>::new(),
+            "once"
+        );
+        let backup = before.to_string();
+        edit(&mut d, true, Some(&backup)).unwrap();
+        assert_eq!(
+            d["permissions"], before["permissions"],
+            "remove takes them away"
+        );
     }
 
     #[test]
