@@ -974,6 +974,11 @@ fn c_post_observations_refuses_a_body_without_its_required_fields() {
         let (status, o) = req(&server.addr, "GET", &format!("/observations/{id}"), None);
         assert_eq!(status, 200, "GET /observations/{id}");
         assert_eq!(o["id"], id);
+        // C's row, as a plugin reads it.
+        assert!(
+            o["content"].as_str().is_some_and(|c| log.contains(c)) && o["project"] == "webapp",
+            "GET /observations/{id} has C's fields"
+        );
         let shown: Value =
             serde_json::from_str(&engram_ok(&home, &["show", &id.to_string(), "--json"])).unwrap();
         joined.push_str(shown["memory"]["content"].as_str().unwrap());

@@ -290,11 +290,35 @@ async fn observations_recent(State(s): S, Query(p): Params) -> Response {
     .await
 }
 
+/// C's observation row (`title`, `content`, `type`, `project`, `session_id`,
+/// `topic_key`, …, as `/observations/recent` gives it) beside `mem_get_observation`'s
+/// answer: C's plugins read the row's fields.
 async fn observation_get(State(s): S, Path(id): Path<String>) -> Response {
-    match id_of(&id) {
-        Ok(id) => tool(s, "mem_get_observation", json!({ "id": id })).await,
-        Err(e) => error(e),
-    }
+    let id = match id_of(&id) {
+        Ok(id) => id,
+        Err(e) => return error(e),
+    };
+    let Some(spec) = compat_c::tools()
+        .into_iter()
+        .find(|t| t.name == "mem_get_observation")
+    else {
+        return error(ToolError::field("id", "no mem_get_observation tool"));
+    };
+    run(s, true, move |ctx| {
+        let reply = (spec.call)(ctx, json!({ "id": id }))?;
+        let m = ctx
+            .store
+            .get(&engram_core::memory::IdRef::Id(id))
+            .map_err(ToolError::from)?;
+        let mut row = compat_c::observation_json(&m);
+        if let (Some(r), Some(extra)) = (row.as_object_mut(), reply.as_object()) {
+            for (k, v) in extra {
+                r.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        Ok(row)
+    })
+    .await
 }
 
 async fn observation_update(State(s): S, Path(id): Path<String>, CBody(body): CBody) -> Response {
