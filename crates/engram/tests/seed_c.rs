@@ -983,6 +983,19 @@ fn c_post_observations_refuses_a_body_without_its_required_fields() {
             serde_json::from_str(&engram_ok(&home, &["show", &id.to_string(), "--json"])).unwrap();
         joined.push_str(shown["memory"]["content"].as_str().unwrap());
     }
+    // C served no soft-deleted observation.
+    let one = json!({"session_id": "s-1", "title": "gone", "content": "a fact soon deleted", "type": "discovery"});
+    let (_, body) = req(&server.addr, "POST", "/observations", Some(one));
+    let gone = body["id"].as_i64().unwrap();
+    let (status, _) = req(
+        &server.addr,
+        "DELETE",
+        &format!("/observations/{gone}"),
+        None,
+    );
+    assert_eq!(status, 200);
+    let (status, body) = req(&server.addr, "GET", &format!("/observations/{gone}"), None);
+    assert_eq!(status, 404, "{body}");
     assert!(
         joined == log,
         "the parts are the whole text ({} of {} bytes)",

@@ -155,6 +155,14 @@ fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: GetArgs = parse(args)?;
     let d = ctx.store.show(&id_ref(a.id)?)?;
     let m = &d.memory;
+    // C served no soft-deleted observation: one in engram's trash is not found here
+    // (engram's own `show` and `restore` still reach it).
+    if m.tier == engram_core::Tier::Trash {
+        return Err(ToolError::field(
+            "id",
+            format!("observation #{} not found (deleted)", m.id),
+        ));
+    }
     // C's counts as imported, plus what engram added since: each earlier text kept is a
     // revision (archiving or re-tiering changes no text, so it is none), each reinforcing
     // write a duplicate.
