@@ -51,6 +51,11 @@ pub struct Incoming<'a> {
     /// B's: a near-duplicate reinforces, anything else is created): a text that would be
     /// merged into a memory is created beside it, linked and offered instead.
     pub may_merge: bool,
+    /// `Some(title)`: only a memory with this title and the write's kind may take the
+    /// write as a repeat (seed C's dedupe key is content, title and type: the same text
+    /// saved under another title is another observation); any other near copy is created
+    /// beside it and offered for judgment. `None`: any near copy reinforces.
+    pub fold_only_titled: Option<&'a str>,
 }
 
 /// One active memory near the new text, as the store found it.
@@ -62,6 +67,21 @@ pub struct NeighbourFacts<'a> {
     pub sim: Similarity,
     /// One number to order by and to weight links with: the stronger measure, 0–1.
     pub closeness: f64,
+    pub title: Option<&'a str>,
+}
+
+impl Incoming<'_> {
+    /// Whether neighbour `n` may take this write as a repeat ([`Incoming::fold_only_titled`]).
+    pub fn may_fold_into(&self, n: &NeighbourFacts<'_>) -> bool {
+        self.fold_only_titled
+            .is_none_or(|t| n.kind == self.kind && n.title.is_some_and(|nt| same_title(nt, t)))
+    }
+}
+
+/// Titles equal after trimming and case folding (C compared them as typed; a stray space
+/// or capital letter makes no new observation here).
+pub fn same_title(a: &str, b: &str) -> bool {
+    a.trim().to_lowercase() == b.trim().to_lowercase()
 }
 
 /// The memory that takes the write instead of a new one.
@@ -135,6 +155,15 @@ pub fn plan(
                         && subject::same_subject_and_slot(&subject::read(n.content), &reading)) =>
             {
                 p.supersede.push((n.id, conflict))
+            }
+            // Under seed C's key a near copy with another title is its own memory.
+            Decision::Reinforce | Decision::Merge { .. } if !incoming.may_fold_into(n) => {
+                if p.related.is_empty() && p.absorb.is_none() {
+                    p.why = p
+                        .why
+                        .map(|w| format!("{w}; kept apart: #{} has another title or kind", n.id));
+                }
+                p.related.push((n.id, n.closeness));
             }
             Decision::Reinforce if p.absorb.is_none() => {
                 p.absorb = Some(Absorb {
@@ -264,6 +293,7 @@ mod tests {
                 cosine: None,
             },
             closeness,
+            title: None,
         }
     }
 
@@ -278,6 +308,7 @@ mod tests {
             kind: Kind::Fact,
             may_supersede: true,
             may_merge: true,
+            fold_only_titled: None,
         }
     }
 
@@ -347,6 +378,7 @@ mod tests {
                 name: "a caller that never merges gets the elaboration beside, offered",
                 incoming: Incoming {
                     may_merge: false,
+                    fold_only_titled: None,
                     ..fact(
                         "The API uses JWT tokens. They expire after fifteen minutes and refresh silently.",
                     )
@@ -469,6 +501,7 @@ mod tests {
                 incoming: Incoming {
                     may_supersede: false,
                     may_merge: true,
+                    fold_only_titled: None,
                     ..fact(DB_NEW)
                 },
                 neighbours: vec![n(4, DB_OLD, 0.5, 0.5)],
@@ -489,6 +522,7 @@ mod tests {
                 incoming: Incoming {
                     may_supersede: false,
                     may_merge: true,
+                    fold_only_titled: None,
                     ..fact("Docker images are built in CI.")
                 },
                 neighbours: vec![n(5, "Deploys use Docker.", 0.35, 0.35)],
@@ -546,6 +580,28 @@ mod tests {
                 supersede: vec![],
                 absorb: Some((1, false)),
                 related: vec![2],
+                links: vec![1, 2],
+                why_starts: Some("repeats #1"),
+            },
+            Row {
+                name: "under C's key a near copy titled otherwise is kept apart",
+                incoming: Incoming {
+                    fold_only_titled: Some("Auth tokens"),
+                    ..fact("The API uses JWT tokens!")
+                },
+                neighbours: vec![
+                    NeighbourFacts {
+                        title: Some("Login flow"),
+                        ..n(1, "The API uses JWT tokens.", 1.0, 1.0)
+                    },
+                    NeighbourFacts {
+                        title: Some(" auth TOKENS"),
+                        ..n(2, "The API uses JWT tokens.", 1.0, 0.9)
+                    },
+                ],
+                supersede: vec![],
+                absorb: Some((2, false)),
+                related: vec![1],
                 links: vec![1, 2],
                 why_starts: Some("repeats #1"),
             },
@@ -611,6 +667,7 @@ mod tests {
             Incoming {
                 may_supersede: false,
                 may_merge: true,
+                fold_only_titled: None,
                 ..fact(DB_NEW)
             },
             &[n(4, DB_OLD, 0.5, 0.42)],

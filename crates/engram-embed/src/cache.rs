@@ -149,6 +149,8 @@ pub enum PullEvent {
     },
     /// The file is complete.
     FileFinished { file: String },
+    /// The files are being copied from a Hugging Face cache on this machine (no download).
+    FromCache { path: PathBuf },
     /// The model folder is in place.
     Installed { path: PathBuf },
 }
@@ -191,6 +193,23 @@ impl Progress for &mut ProgressAdapter<'_> {
     fn finish(&mut self) {}
 }
 
+/// A fresh staging folder for `spec` in `models_dir` (same filesystem as the target, so
+/// the install is a rename), and the folder inside it the model's files go to.
+fn stage(spec: &ModelSpec, models_dir: &Path) -> Result<(Staging, PathBuf), Error> {
+    std::fs::create_dir_all(models_dir).map_err(|e| Error::io(models_dir, e))?;
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let staging = Staging(models_dir.join(format!(
+        "{STAGING_PREFIX}{}-{}-{nanos}",
+        spec.name,
+        std::process::id()
+    )));
+    let files_dir = staging.0.join("model");
+    std::fs::create_dir_all(&files_dir).map_err(|e| Error::io(&files_dir, e))?;
+    Ok((staging, files_dir))
+}
+
 /// Removes the staging folder however [`pull`] ends.
 struct Staging(PathBuf);
 
@@ -223,17 +242,7 @@ pub fn pull(
         });
         return Ok(target);
     }
-    std::fs::create_dir_all(models_dir).map_err(|e| Error::io(models_dir, e))?;
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let staging = Staging(models_dir.join(format!(
-        "{STAGING_PREFIX}{}-{}-{nanos}",
-        spec.name,
-        std::process::id()
-    )));
-    let files_dir = staging.0.join("model");
-    std::fs::create_dir_all(&files_dir).map_err(|e| Error::io(&files_dir, e))?;
+    let (staging, files_dir) = stage(spec, models_dir)?;
 
     let endpoint = endpoint
         .unwrap_or(DEFAULT_ENDPOINT)
@@ -305,8 +314,21 @@ pub fn pull(
         });
     }
 
+    install_staged(spec, &staging, &files_dir, &target, progress)
+}
+
+/// Checks the files staged in `files_dir`, records their checksums and the spec, and swaps
+/// them in at `target` (an old copy there is moved aside and deleted with the staging
+/// folder).
+fn install_staged(
+    spec: &ModelSpec,
+    staging: &Staging,
+    files_dir: &Path,
+    target: &Path,
+    progress: &mut dyn FnMut(PullEvent),
+) -> Result<PathBuf, Error> {
     // Catch an HTML error page or a non-BERT repo before it is installed.
-    let got = ModelSpec::for_folder(&files_dir)?;
+    let got = ModelSpec::for_folder(files_dir)?;
     if got.dim != spec.dim {
         return Err(Error::invalid(
             files_dir.join("config.json"),
@@ -316,7 +338,7 @@ pub fn pull(
             ),
         ));
     }
-    write_checksums(&files_dir, &MODEL_FILES)?;
+    write_checksums(files_dir, &MODEL_FILES)?;
     let spec_path = files_dir.join(FOLDER_SPEC_FILE);
     std::fs::write(&spec_path, spec.to_folder_json()).map_err(|e| Error::io(&spec_path, e))?;
 
@@ -324,18 +346,76 @@ pub fn pull(
     let old = staging.0.join("old");
     let had_old = target.exists();
     if had_old {
-        std::fs::rename(&target, &old).map_err(|e| Error::io(&target, e))?;
+        std::fs::rename(target, &old).map_err(|e| Error::io(target, e))?;
     }
-    if let Err(e) = std::fs::rename(&files_dir, &target) {
+    if let Err(e) = std::fs::rename(files_dir, target) {
         if had_old {
-            let _ = std::fs::rename(&old, &target);
+            let _ = std::fs::rename(&old, target);
         }
-        return Err(Error::io(&target, e));
+        return Err(Error::io(target, e));
     }
     progress(PullEvent::Installed {
-        path: target.clone(),
+        path: target.to_path_buf(),
     });
-    Ok(target)
+    Ok(target.to_path_buf())
+}
+
+/// The snapshot of `spec`'s repository in a Hugging Face hub cache folder (the layout
+/// `huggingface_hub` and sentence-transformers write: `models--org--name/snapshots/<rev>/`)
+/// that holds all of [`MODEL_FILES`]: the pinned revision's when it is there, else the
+/// most recently written one. `None` when the cache has no complete snapshot.
+pub fn find_in_hub_cache(cache: &Path, spec: &ModelSpec) -> Option<PathBuf> {
+    let snapshots = cache
+        .join(format!("models--{}", spec.repo.replace('/', "--")))
+        .join("snapshots");
+    let pinned = snapshots.join(&spec.revision);
+    if installed(&pinned) {
+        return Some(pinned);
+    }
+    let mut found: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(&snapshots)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| installed(p))
+        .map(|p| {
+            let at = std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .unwrap_or(UNIX_EPOCH);
+            (at, p)
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, p)| p)
+}
+
+/// Installs `spec` from the first of `caches` (Hugging Face hub cache folders on this
+/// machine, see [`find_in_hub_cache`]) that holds it, with no download: the files are
+/// copied (the cache is left as it was), checked as a download is, and installed as
+/// [`pull`] installs. `Ok(None)` when no cache holds the model or it is already installed
+/// with valid checksums (`pull` then says so).
+pub fn install_from_hub_cache(
+    spec: &ModelSpec,
+    models_dir: &Path,
+    caches: &[PathBuf],
+    progress: &mut dyn FnMut(PullEvent),
+) -> Result<Option<PathBuf>, Error> {
+    let target = models_dir.join(&spec.name);
+    if installed(&target) && verify_checksums(&target).is_ok_and(|n| n > 0) {
+        return Ok(None);
+    }
+    let Some(source) = caches.iter().find_map(|c| find_in_hub_cache(c, spec)) else {
+        return Ok(None);
+    };
+    let (staging, files_dir) = stage(spec, models_dir)?;
+    progress(PullEvent::FromCache {
+        path: source.clone(),
+    });
+    for file in MODEL_FILES {
+        // `copy` follows the snapshot's symlinks to the blobs.
+        std::fs::copy(source.join(file), files_dir.join(file))
+            .map_err(|e| Error::io(source.join(file), e))?;
+    }
+    install_staged(spec, &staging, &files_dir, &target, progress).map(Some)
 }
 
 /// hf-hub's messages name no cause a user can act on ("request error: io: Connection
@@ -454,6 +534,49 @@ mod tests {
             !events
                 .iter()
                 .any(|e| matches!(e, PullEvent::Installed { .. }))
+        );
+    }
+
+    #[test]
+    fn a_model_in_a_hub_cache_installs_without_a_download() {
+        let root = tempfile::tempdir().unwrap();
+        let spec = ModelSpec::default_model();
+        let cache = root.path().join("hub");
+        let empty = root.path().join("empty");
+        let models = root.path().join("models");
+        let mut events = Vec::new();
+        let none = install_from_hub_cache(&spec, &models, std::slice::from_ref(&empty), &mut |e| {
+            events.push(e)
+        })
+        .unwrap();
+        assert_eq!(none, None, "no cache holds it");
+        // An incomplete snapshot is passed over; a complete one (any revision) is taken.
+        let repo = cache.join("models--sentence-transformers--all-MiniLM-L6-v2/snapshots");
+        std::fs::create_dir_all(repo.join("half")).unwrap();
+        std::fs::write(repo.join("half/config.json"), "{}").unwrap();
+        fake_model(&repo.join("0123abcd"));
+        let got = install_from_hub_cache(&spec, &models, &[empty, cache.clone()], &mut |e| {
+            events.push(e)
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(got, models.join(&spec.name));
+        assert!(verify_checksums(&got).unwrap() > 0);
+        assert!(got.join(FOLDER_SPEC_FILE).is_file());
+        assert!(
+            repo.join("0123abcd/model.safetensors").is_file(),
+            "the cache is left"
+        );
+        assert_eq!(
+            events[0],
+            PullEvent::FromCache {
+                path: repo.join("0123abcd")
+            }
+        );
+        // Installed now: nothing more to copy.
+        assert_eq!(
+            install_from_hub_cache(&spec, &models, &[cache], &mut |_| {}).unwrap(),
+            None
         );
     }
 

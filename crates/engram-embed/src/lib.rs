@@ -23,7 +23,10 @@ mod error;
 mod pooling;
 mod spec;
 
-pub use cache::{DEFAULT_ENDPOINT, ModelEntry, PullEvent, installed, list, pull, resolve};
+pub use cache::{
+    DEFAULT_ENDPOINT, ModelEntry, PullEvent, find_in_hub_cache, install_from_hub_cache, installed,
+    list, pull, resolve,
+};
 pub use checksum::{CHECKSUMS_FILE, sha256_file, verify_checksums};
 pub use embedder::{CandleEmbedder, EmbedOptions, Throughput};
 pub use error::Error;

@@ -175,7 +175,7 @@ pub struct Dialect {
     /// `correct` and consolidate with `mark_consolidated`, which a merge would break).
     pub duplicates_only: bool,
     /// Replies name memories by their ULID and tiers `hot`/`cold`, as B's did
-    /// ([`crate::compat_b_reply`]).
+    /// ([`crate::compat_b_reply`]), and `tools/list` names arguments as B's did.
     pub b_replies: bool,
 }
 

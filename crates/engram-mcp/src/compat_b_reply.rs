@@ -2,7 +2,8 @@
 //! and its tiers `hot`, `cold`, `superseded`, `trash`. engram's tools answer with integer
 //! ids and `active`/`archived`; this rewrites a reply's memory ids to uids and its tier
 //! names to B's, so a B agent (or a script written against B) reads what it always read.
-//! Input is unchanged: every tool takes an integer id or a ULID.
+//! Input is unchanged: every tool takes an integer id or a ULID. `tools/list` shows B's
+//! argument names too ([`rename_arguments`]), which the tools accept as aliases.
 
 use engram_core::memory::IdRef;
 use engram_store::Store;
@@ -65,6 +66,31 @@ fn walk(v: &mut Value, uid: &dyn Fn(i64) -> Option<String>) {
     }
 }
 
+/// engram's argument name and B's, per tool: what a B agent reads in `tools/list` is what
+/// B's own server listed (`type`, `corrected_content`). The tools take both names.
+const B_ARGUMENTS: &[(&str, &str, &str)] = &[
+    ("remember", "kind", "type"),
+    ("recall", "kind", "type"),
+    ("correct", "content", "corrected_content"),
+];
+
+/// Renames `tool`'s properties (and their `required` entries) in its input `schema` to
+/// B's names.
+pub fn rename_arguments(tool: &str, schema: &mut Value) {
+    for (_, ours, theirs) in B_ARGUMENTS.iter().filter(|(t, _, _)| *t == tool) {
+        if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut)
+            && let Some(p) = props.remove(*ours)
+        {
+            props.insert(theirs.to_string(), p);
+        }
+        if let Some(req) = schema.get_mut("required").and_then(Value::as_array_mut) {
+            for r in req.iter_mut().filter(|r| r.as_str() == Some(ours)) {
+                *r = Value::String(theirs.to_string());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +113,26 @@ mod tests {
         assert_eq!(v["clusters"][0]["ids"][0], "01HZX3K5Q8M2N4P6R8T0V2W4Y6");
         assert_eq!(v["by_tier"], json!({"hot": 3, "cold": 1, "trash": 2}));
         assert_eq!(v["hits"][0]["score"], 0.5);
+    }
+
+    #[test]
+    fn schemas_carry_bs_argument_names() {
+        let mut correct = json!({
+            "properties": {"id": {}, "content": {"type": "string"}, "reason": {}},
+            "required": ["id", "content", "reason"],
+        });
+        rename_arguments("correct", &mut correct);
+        assert!(correct["properties"].get("content").is_none());
+        assert_eq!(correct["properties"]["corrected_content"]["type"], "string");
+        assert_eq!(
+            correct["required"],
+            json!(["id", "corrected_content", "reason"])
+        );
+        let mut forget = json!({"properties": {"id": {}}, "required": ["id"]});
+        rename_arguments("forget", &mut forget);
+        assert_eq!(
+            forget,
+            json!({"properties": {"id": {}}, "required": ["id"]})
+        );
     }
 }

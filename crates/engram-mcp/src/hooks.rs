@@ -584,20 +584,44 @@ fn nudge_state_path(home: &Home) -> PathBuf {
     home.root.join("hooks").join("consolidation_state.json")
 }
 
+/// The nudge state: engram's file, else the one seed B left in its data folder
+/// (`~/.engram/consolidation_state.json`, engram's home), so a B user switching is not
+/// nudged again at once for what B nudged yesterday.
+fn read_nudge_state(home: &Home) -> Value {
+    let read = |p: PathBuf| {
+        std::fs::read(p)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .filter(Value::is_object)
+    };
+    read(nudge_state_path(home))
+        .or_else(|| read(home.root.join("consolidation_state.json")))
+        .unwrap_or_else(|| json!({}))
+}
+
+/// A nudge stamp in milliseconds: engram writes milliseconds; B wrote Unix seconds (a
+/// float) or an ISO time.
+fn stamp_ms(v: Option<&Value>) -> i64 {
+    match v {
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if x < 1e11 => (x * 1000.0) as i64,
+            Some(x) => x as i64,
+            None => 0,
+        },
+        Some(Value::String(t)) => engram_core::time::parse(t).unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// B's nudges, each at most once per its interval: consolidation when enough clusters of
 /// old similar episodes were counted at the last session end, then the skill nudge. A
 /// nudge stamps its time first; if the stamp cannot be written, it does not nudge.
 fn nudges(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Vec<String> {
     let path = nudge_state_path(home);
-    let mut state: Value = std::fs::read(&path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .filter(Value::is_object)
-        .unwrap_or_else(|| json!({}));
+    let mut state = read_nudge_state(home);
     let now = now_ms();
     let due = |state: &Value, stamp: &str, days: f64| {
-        let last = state.get(stamp).and_then(Value::as_i64).unwrap_or(0);
-        now - last >= (days * 86_400_000.0) as i64
+        now - stamp_ms(state.get(stamp)) >= (days * 86_400_000.0) as i64
     };
     let count = |state: &Value, key: &str| state.get(key).and_then(Value::as_u64).unwrap_or(0);
     let mut out = Vec::new();
@@ -636,11 +660,7 @@ fn nudges(home: &Home, store: &Store, h: &engram_core::hooks::HooksConfig) -> Ve
 /// never pays for clustering) into the nudge state, keeping its stamps.
 fn count_clusters(home: &Home, store: &mut Store) -> anyhow::Result<()> {
     let path = nudge_state_path(home);
-    let mut state: Value = std::fs::read(&path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .filter(Value::is_object)
-        .unwrap_or_else(|| json!({}));
+    let mut state = read_nudge_state(home);
     state["clusters"] = json!(store.consolidation_candidates(None)?.len());
     state["skill_clusters"] = json!(store.skill_candidates(None)?.len());
     state["checked_at"] = json!(now_ms());
@@ -715,7 +735,11 @@ fn session_end(
         .split_whitespace()
         .map(str::to_string)
         .collect();
-    if done.contains(&key) {
+    // Seed B's own list, in its data folder (engram's home): a session B encoded is not
+    // encoded again. Read only; engram keeps its own list.
+    let b_done =
+        std::fs::read_to_string(home.root.join("encoded_sessions.txt")).unwrap_or_default();
+    if done.contains(&key) || b_done.split_whitespace().any(|k| k == key) {
         return Ok(());
     }
     let cwd = field(input, "cwd")
@@ -809,5 +833,20 @@ mod tests {
         assert_eq!(Event::parse("nope"), None);
         assert_eq!(Event::UserPrompt.client_name(Agent::Gemini), "BeforeAgent");
         assert_eq!(sanitize("a/b c"), "a_b_c");
+    }
+
+    #[test]
+    fn nudge_stamps_in_bs_and_engrams_units() {
+        assert_eq!(stamp_ms(Some(&json!(1_700_000_000.5))), 1_700_000_000_500);
+        assert_eq!(
+            stamp_ms(Some(&json!(1_700_000_000_500_i64))),
+            1_700_000_000_500
+        );
+        assert_eq!(
+            stamp_ms(Some(&json!("2023-11-14T22:13:20Z"))),
+            1_700_000_000_000
+        );
+        assert_eq!(stamp_ms(Some(&json!("yesterday"))), 0);
+        assert_eq!(stamp_ms(None), 0);
     }
 }

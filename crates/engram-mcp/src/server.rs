@@ -460,8 +460,12 @@ impl Shared {
         self.tools.iter().map(|t| t.name).collect()
     }
 
-    fn definition(spec: &ToolSpec) -> Tool {
-        let schema = match (spec.schema)() {
+    fn definition(&self, spec: &ToolSpec) -> Tool {
+        let mut schema = (spec.schema)();
+        if self.dialect.b_replies {
+            crate::compat_b_reply::rename_arguments(spec.name, &mut schema);
+        }
+        let schema = match schema {
             serde_json::Value::Object(o) => o,
             _ => serde_json::Map::new(),
         };
@@ -681,7 +685,11 @@ impl ServerHandler for EngramServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            self.shared.tools.iter().map(Shared::definition).collect(),
+            self.shared
+                .tools
+                .iter()
+                .map(|t| self.shared.definition(t))
+                .collect(),
         ))
     }
 

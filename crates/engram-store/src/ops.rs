@@ -50,6 +50,11 @@ pub struct RememberRequest {
     /// creates it beside that memory, linked and offered as a candidate (seed B's
     /// protocol: duplicates reinforce, everything else is a new memory).
     pub merge: Option<bool>,
+    /// Seed C's dedupe key: the same content folds into a memory only when its title and
+    /// kind match too (C's `mem_save`: the same text saved under another title is another
+    /// observation). Near copies under another title are created beside, linked and
+    /// offered for judgment.
+    pub fold_only_same_title: bool,
 }
 
 /// Fields to change in [`Store::update`]; `None` keeps the current value.

@@ -69,10 +69,32 @@ impl Store {
         Ok((db.open_session_since(room)?, db.newest_in_room(room)?))
     }
 
-    /// Every memory outside the trash, sessions and prompts, oldest first: what seed C's
+    /// Every memory outside the trash, sessions, prompts and judgments: what seed C's
     /// `GET /export` writes (C exports its live rows; soft-deleted ones stay behind).
-    pub fn c_export_rows(&self) -> Result<(Vec<Memory>, Vec<SessionInfo>, Vec<PromptInfo>)> {
+    pub fn c_export_rows(&self) -> Result<CExport> {
         let db = self.reads();
-        Ok((db.live_memories()?, db.all_sessions()?, db.all_prompts()?))
+        let memories = db.live_memories()?;
+        let live: std::collections::HashSet<_> = memories.iter().map(|m| m.id).collect();
+        // C's relations between live observations (one that names a trashed memory stays
+        // behind with it).
+        let judgments = db
+            .judgments_in(None, None, 1 << 40)?
+            .into_iter()
+            .filter(|j| live.contains(&j.src) && live.contains(&j.dst))
+            .collect();
+        Ok(CExport {
+            memories,
+            sessions: db.all_sessions()?,
+            prompts: db.all_prompts()?,
+            judgments,
+        })
     }
+}
+
+/// What [`Store::c_export_rows`] reads.
+pub struct CExport {
+    pub memories: Vec<Memory>,
+    pub sessions: Vec<SessionInfo>,
+    pub prompts: Vec<PromptInfo>,
+    pub judgments: Vec<crate::maintain::Judgment>,
 }

@@ -52,15 +52,15 @@ pub fn rows() -> Vec<Row> {
         }
     };
     let config = config_rows(&mut rows, &home);
-    if let Some(config) = config {
-        store_rows(&mut rows, &home, &config);
+    if let Some(config) = &config {
+        store_rows(&mut rows, &home, config);
     }
     if let Ok(user) = setup::user_home() {
         for c in setup::ALL {
             client_rows(&mut rows, &user, c);
         }
     }
-    seed_a_row(&mut rows, &home);
+    seed_a_row(&mut rows, &home, config.as_ref());
     perf_rows(&mut rows, &home);
     let log = home.logs().join("hooks.log");
     if let Ok(text) = std::fs::read_to_string(&log) {
@@ -615,9 +615,22 @@ fn seed_c_plugin_row(rows: &mut Vec<Row>, settings: &Path) {
 
 /// Seed A left `memories.duckdb` (and `graph.json`) in the same `~/.engram`: say so, with
 /// the exact commands that bring the memories in (informational: never NG).
-fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
+fn seed_a_row(rows: &mut Vec<Row>, home: &Home, config: Option<&engram_core::Config>) {
     let [duck, graph] = home.seed_a_files();
     if !duck.exists() {
+        return;
+    }
+    if let Some(at) = seed_a_imported(home, config) {
+        row(
+            rows,
+            "seed A data",
+            Status::Ok,
+            format!(
+                "{} imported {} (importing again creates nothing)",
+                duck.display(),
+                engram_core::time::format(at)
+            ),
+        );
         return;
     }
     // A's graph.json holds its links between those memories: imported with them.
@@ -636,6 +649,21 @@ fn seed_a_row(rows: &mut Vec<Row>, home: &Home) {
             d = duck.display()
         ),
     );
+}
+
+/// When this home's SQLite store last imported seed A's memories (a server store is not
+/// opened for it).
+fn seed_a_imported(
+    home: &Home,
+    config: Option<&engram_core::Config>,
+) -> Option<engram_core::Millis> {
+    let config = config.filter(|c| c.store.trim().is_empty())?;
+    let db = home.db_path();
+    if !db.exists() {
+        return None;
+    }
+    let store = engram_store::Store::open(&db, config.clone()).ok()?;
+    store.seed_a_imported().ok().flatten()
 }
 
 fn perf_rows(rows: &mut Vec<Row>, home: &Home) {

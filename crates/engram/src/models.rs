@@ -13,6 +13,49 @@ pub fn models_dir(home: &Home) -> PathBuf {
     home.root.join("models")
 }
 
+/// Hugging Face hub caches on this machine that may already hold a model: the ones
+/// `huggingface_hub` reads (`HF_HUB_CACHE`, `HF_HOME/hub`, `XDG_CACHE_HOME/huggingface/hub`,
+/// `~/.cache/huggingface/hub`, where seed B's sentence-transformers backend put
+/// multilingual-e5-small) and seed A's `ENGRAM_HOME/model_cache`.
+pub fn hub_caches(home: &Home) -> Vec<PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let mut out = Vec::new();
+    out.extend(var("HF_HUB_CACHE"));
+    out.extend(var("HF_HOME").map(|h| h.join("hub")));
+    out.extend(var("XDG_CACHE_HOME").map(|c| c.join("huggingface/hub")));
+    out.extend(var("HOME").map(|h| h.join(".cache/huggingface/hub")));
+    out.push(home.root.join("model_cache"));
+    out.dedup();
+    out
+}
+
+/// Installs `spec` into `dir`: copied from a Hugging Face cache on this machine when one
+/// holds it, else downloaded from `endpoint` (or the hub). Returns the folder and, when it
+/// was copied, where from.
+pub fn install(
+    home: &Home,
+    spec: &ModelSpec,
+    dir: &std::path::Path,
+    endpoint: Option<&str>,
+    progress: &mut dyn FnMut(PullEvent),
+) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
+    let mut from = None;
+    let copied = engram_embed::install_from_hub_cache(spec, dir, &hub_caches(home), &mut |ev| {
+        if let PullEvent::FromCache { path } = &ev {
+            from = Some(path.clone());
+        }
+        progress(ev)
+    })?;
+    if let Some(path) = copied {
+        return Ok((path, from));
+    }
+    Ok((engram_embed::pull(spec, dir, endpoint, progress)?, None))
+}
+
 /// Loads the configured model, or explains why there is none. `Ok(None)` means lexical
 /// search by choice (`model = "none"`) or because the model is not installed yet.
 pub fn load(
@@ -65,7 +108,7 @@ pub fn missing_model_advice(name: &str) -> String {
         )
     } else {
         format!(
-            "model {name:?} is not installed: run `engram model pull {name}` (or set ENGRAM_MODEL to a model folder)"
+            "model {name:?} is not installed: run `engram model pull {name}` (it copies the model from a Hugging Face cache on this machine when one holds it, else downloads it), or set ENGRAM_MODEL to a model folder"
         )
     }
 }
@@ -159,19 +202,34 @@ pub fn run(cmd: ModelCommand, json: bool) -> anyhow::Result<()> {
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            let path = engram_embed::pull(&spec, &dir, endpoint.as_deref(), &mut |ev| match ev {
-                PullEvent::FileStarted { file, total_bytes } => {
-                    bar.set_length(total_bytes);
-                    bar.set_position(0);
-                    bar.set_message(file);
-                }
-                PullEvent::FileProgress { done_bytes, .. } => bar.set_position(done_bytes),
-                PullEvent::FileFinished { .. }
-                | PullEvent::AlreadyInstalled { .. }
-                | PullEvent::Installed { .. } => {}
-            })?;
+            let (path, from) = install(
+                &home,
+                &spec,
+                &dir,
+                endpoint.as_deref(),
+                &mut |ev| match ev {
+                    PullEvent::FileStarted { file, total_bytes } => {
+                        bar.set_length(total_bytes);
+                        bar.set_position(0);
+                        bar.set_message(file);
+                    }
+                    PullEvent::FileProgress { done_bytes, .. } => bar.set_position(done_bytes),
+                    PullEvent::FileFinished { .. }
+                    | PullEvent::AlreadyInstalled { .. }
+                    | PullEvent::FromCache { .. }
+                    | PullEvent::Installed { .. } => {}
+                },
+            )?;
             bar.finish_and_clear();
-            println!("{} installed at {}", spec.name, path.display());
+            match from {
+                Some(f) => println!(
+                    "{} installed at {} (copied from the Hugging Face cache at {}, nothing downloaded)",
+                    spec.name,
+                    path.display(),
+                    f.display()
+                ),
+                None => println!("{} installed at {}", spec.name, path.display()),
+            }
         }
         ModelCommand::Use { name } => {
             // Check it loads before writing the configuration.

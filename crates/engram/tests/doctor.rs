@@ -255,6 +255,26 @@ fn doctor_notices_seed_a_data_and_prints_the_import_commands() {
             && detail.contains("--tasks a-tasks.jsonl"),
         "{detail}"
     );
+    // Once A's memories are imported, doctor says so instead of asking again.
+    let jsonl = home.root.join("a.jsonl");
+    std::fs::write(
+        &jsonl,
+        r#"{"id": 1, "content": "Deploys go out on Tuesdays", "category": "fact", "importance": 0.6}"#,
+    )
+    .unwrap();
+    let out = home.run(&["import", "--from", "a-jsonl", jsonl.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = assert_green(&home, "A's data imported");
+    let (s, detail) = status(&d, "seed A data");
+    assert_eq!(s, "OK", "{detail}");
+    assert!(
+        detail.contains("imported") && !detail.contains("COPY memories"),
+        "{detail}"
+    );
 }
 
 /// A model folder that holds no model is a mistake `doctor` calls NG, naming the files a

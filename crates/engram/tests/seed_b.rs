@@ -358,3 +358,50 @@ fn nudges_count_clusters_at_session_end_and_fire_once() {
         "once per interval"
     );
 }
+
+/// Seed B's hook state in its data folder (`~/.engram`) carries over: a session B already
+/// encoded (`encoded_sessions.txt`) is not encoded again, and B's nudge stamps
+/// (`consolidation_state.json`, Unix seconds) hold, so the user is not nudged again at once
+/// for what B nudged yesterday. Before, engram read only its own files under `hooks/`.
+#[test]
+fn bs_encoded_sessions_and_nudge_stamps_carry_over() {
+    let b = BUser::new("consolidate_min_age_days = 0\nresolve = false\nsurface_mode = \"off\"\n");
+    b.write(".engram/encoded_sessions.txt", "b-old-1 b-old-2\n");
+    let yesterday = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64())
+        - 86_400.0;
+    b.write(
+        ".engram/consolidation_state.json",
+        &json!({"clusters": 5, "skill_clusters": 2, "checked_at": yesterday,
+                "last_nudged_at": yesterday, "last_skill_nudged_at": yesterday})
+        .to_string(),
+    );
+    let t = transcript(&b, "t.jsonl");
+    let out = b.hook(
+        "session-end",
+        &json!({"session_id": "b-old-2", "transcript_path": t, "cwd": "/work/shop"}),
+    );
+    assert!(out.status.success());
+    let stats: Value = serde_json::from_str(&b.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(
+        stats["total_memories"].as_u64().unwrap_or(0),
+        0,
+        "B encoded that session already: {stats}"
+    );
+    let prompt = json!({"prompt": "what should I work on next today?", "session_id": "s1", "cwd": "/work/shop"});
+    assert_eq!(
+        context(&b.hook("user-prompt", &prompt)),
+        "",
+        "B nudged yesterday: not again within the interval"
+    );
+    // A session B never saw is encoded.
+    let out = b.hook(
+        "session-end",
+        &json!({"session_id": "new-1", "transcript_path": t, "cwd": "/work/shop"}),
+    );
+    assert!(out.status.success());
+    let stats: Value = serde_json::from_str(&b.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(stats["total_memories"], 1, "{stats}");
+}

@@ -119,6 +119,40 @@ fn setup_registers_compat_b_for_b_users() {
     ] {
         assert!(names.iter().any(|n| n == t), "{t} missing from {names:?}");
     }
+    // The schemas name B's arguments (`type`, `corrected_content`), and a call with them
+    // works, as B's did.
+    let list = m.request("tools/list", json!({}));
+    let schema = |name: &str| {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["inputSchema"]
+            .clone()
+    };
+    assert!(schema("remember")["properties"].get("type").is_some());
+    assert!(schema("remember")["properties"].get("kind").is_none());
+    assert!(
+        schema("correct")["properties"]
+            .get("corrected_content")
+            .is_some()
+    );
+    assert!(
+        schema("correct")["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("corrected_content"))
+    );
+    let made = m.call(
+        "remember",
+        json!({"content": "The staging database runs on port 5433", "type": "knowledge", "importance": 6}),
+    );
+    let fixed = m.call(
+        "correct",
+        json!({"id": made["structuredContent"]["id"], "corrected_content": "The staging database runs on port 5434", "reason": "port moved"}),
+    );
+    assert_eq!(fixed["structuredContent"]["status"], "corrected", "{fixed}");
     m.finish();
 
     // No instructions naming B, but B's index in the home: compat-b too.
@@ -501,4 +535,47 @@ fn b_remember_never_merges_or_supersedes() {
         "nothing superseded: {stats}"
     );
     m.finish();
+}
+
+/// B's sentence-transformers backend left its model in `~/.cache/huggingface/hub`:
+/// `engram model pull` copies it from there (the hub is unreachable here, so nothing can be
+/// downloaded), and the model loads. Before, the hub cache was never read: a B user without
+/// network had no model.
+#[test]
+fn a_model_in_the_hugging_face_cache_is_installed_without_a_download() {
+    let user = tempfile::tempdir().unwrap();
+    let home = user.path().join(".engram");
+    std::fs::create_dir_all(&home).unwrap();
+    let snapshot = user.path().join(
+        ".cache/huggingface/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/0123abcd",
+    );
+    std::fs::create_dir_all(&snapshot).unwrap();
+    let model = std::path::PathBuf::from(support::model_dir());
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::os::unix::fs::symlink(model.join(f), snapshot.join(f)).unwrap();
+    }
+    let out = command(&home)
+        .env("HOME", user.path())
+        .env("HF_ENDPOINT", "http://127.0.0.1:9")
+        .args(["model", "pull", "all-MiniLM-L6-v2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("copied from the Hugging Face cache"),
+        "{stdout}"
+    );
+    let stats = command(&home)
+        .env("HOME", user.path())
+        .env("ENGRAM_MODEL", "all-MiniLM-L6-v2")
+        .args(["stats", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert!(v.get("search_note").is_none(), "the model loads: {v}");
 }

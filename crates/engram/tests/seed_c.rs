@@ -111,6 +111,55 @@ fn req_as(
     (status, v)
 }
 
+/// C's relation rows travel as C's: `GET /conflicts` lists a pending relation as C's
+/// `memory_relations` row (sync ids of both observations, `judgment_status`, C's
+/// provenance fields), `GET /export` carries the relations (C's backup format 0.2.0 has
+/// them), and importing that export elsewhere brings the relation back, still pending.
+/// Before, /conflicts listed engram's judgment fields and the export had no relations.
+#[test]
+fn cs_relations_are_listed_exported_and_imported_as_cs_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write_c_db(&home);
+    rusqlite::Connection::open(home.join("engram.db"))
+        .unwrap()
+        .execute_batch(
+            "INSERT INTO observations (id, sync_id, session_id, type, title, content, project, created_at, updated_at)
+                 VALUES (18, 'obs-bbbbbbbbbbbbbbbb', 's-1', 'architecture', 'Auth model v2',
+                         'Opaque session ids in a server-side store', 'webapp',
+                         '2026-01-11 09:10:00', '2026-01-11 09:10:00');
+             INSERT INTO memory_relations (id, sync_id, source_id, target_id, relation, judgment_status,
+                 marked_by_actor, marked_by_kind, created_at, updated_at)
+                 VALUES (1, 'rel-0123456789abcdef', 'obs-bbbbbbbbbbbbbbbb', 'obs-aaaaaaaaaaaaaaaa',
+                         'pending', 'pending', 'agent', 'agent', '2026-01-11 09:10:01', '2026-01-11 09:10:01');",
+        )
+        .unwrap();
+    let srv = serve(&home);
+    let (st, v) = req(&srv.addr, "GET", "/conflicts", None);
+    assert_eq!(st, 200, "{v}");
+    let row = &v[0];
+    assert_eq!(row["sync_id"], "rel-0123456789abcdef", "{v}");
+    assert_eq!(row["source_id"], "obs-bbbbbbbbbbbbbbbb", "{v}");
+    assert_eq!(row["target_id"], "obs-aaaaaaaaaaaaaaaa", "{v}");
+    assert_eq!(row["judgment_status"], "pending", "{v}");
+    assert_eq!(row["relation"], "pending", "{v}");
+    assert_eq!(row["marked_by_actor"], "agent", "{v}");
+    assert!(row["created_at"].is_string(), "{v}");
+    let (_, exported) = req(&srv.addr, "GET", "/export", None);
+    assert_eq!(
+        exported["relations"][0]["sync_id"], "rel-0123456789abcdef",
+        "{exported}"
+    );
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let srv2 = serve(&other);
+    let (st, v) = req(&srv2.addr, "POST", "/import", Some(exported));
+    assert_eq!(st, 200, "{v}");
+    let (_, v) = req(&srv2.addr, "GET", "/conflicts", None);
+    assert_eq!(v[0]["sync_id"], "rel-0123456789abcdef", "{v}");
+    assert_eq!(v[0]["judgment_status"], "pending", "{v}");
+}
+
 #[test]
 fn seed_cs_database_and_http_api_work_in_place() {
     let dir = tempfile::tempdir().unwrap();
@@ -822,6 +871,45 @@ fn seed_cs_save_replies_do_not_echo_secrets() {
         );
     }
     m.finish();
+}
+
+/// C's dedupe key is content, title and type: the same text saved under another title is
+/// another observation; under the same title (case and spaces aside) it is the same one,
+/// reinforced. With resolution on, the near copy under another title is offered as a
+/// candidate, never folded. Before, engram reinforced the other title's memory.
+#[test]
+fn cs_save_folds_only_the_same_title_and_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    for resolve in ["false", "true"] {
+        let mut m = Mcp::start_with(
+            &home,
+            &["--tools", "compat-c"],
+            "c-user",
+            &[("ENGRAM_RESOLVE", resolve)],
+        );
+        let project = format!("webapp-{resolve}");
+        m.call(
+            "mem_session_start",
+            json!({"id": format!("s-{resolve}"), "project": project}),
+        );
+        let content = "Retry the payment webhook three times with exponential backoff";
+        let save = |m: &mut Mcp, title: &str, kind: &str| {
+            m.call(
+                "mem_save",
+                json!({"title": title, "content": content, "type": kind, "project": project}),
+            )["structuredContent"]
+                .clone()
+        };
+        let first = save(&mut m, "Webhook retries", "decision");
+        let other_title = save(&mut m, "Payment provider notes", "decision");
+        assert_ne!(first["id"], other_title["id"], "{resolve}: {other_title}");
+        let same = save(&mut m, " webhook RETRIES", "decision");
+        assert_eq!(first["id"], same["id"], "{resolve}: {same}");
+        let other_type = save(&mut m, "Webhook retries", "bugfix");
+        assert_ne!(first["id"], other_type["id"], "{resolve}: {other_type}");
+        m.finish();
+    }
 }
 
 /// C's cloud verbs are refused by name, pointing at the team server, and write nothing:

@@ -269,6 +269,84 @@ fn codex_setup_registers_cs_hooks_and_removes_them() {
     );
 }
 
+/// A C user's `~/.codex/hooks.json` holds C's plugin scripts (session-start.sh,
+/// post-compaction.sh, …) beside a hook of the user's own. Setup takes C's scripts out
+/// (engram's hooks do their work; both would brief each session twice), keeps the user's,
+/// and `--remove` puts C's back. Before, C's scripts stayed beside engram's hooks.
+#[test]
+fn codex_setup_takes_over_cs_hook_scripts_and_remove_puts_them_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    let home = dir.path().join("engram-home");
+    std::fs::create_dir_all(user.join(".codex")).unwrap();
+    std::fs::write(
+        user.join(".codex/engram-instructions.md"),
+        "Call mem_save after every decision.\n",
+    )
+    .unwrap();
+    let script = |name: &str| json!({"type": "command", "command": format!("bash ~/.codex/plugins/engram/scripts/{name}.sh"), "timeout": 10});
+    let mine = json!({"type": "command", "command": "notify-send started"});
+    let original = json!({"hooks": {
+        "SessionStart": [
+            {"matcher": "startup|resume|clear", "hooks": [script("session-start"), mine.clone()]},
+            {"matcher": "compact", "hooks": [script("post-compaction")]}
+        ],
+        "UserPromptSubmit": [{"hooks": [script("user-prompt-submit")]}],
+        "SubagentStop": [{"matcher": ".*", "hooks": [script("subagent-stop")]}],
+        "SessionEnd": [{"hooks": [script("session-end")]}]
+    }});
+    std::fs::write(user.join(".codex/hooks.json"), original.to_string()).unwrap();
+    let (ok, out) = setup(&home, &user, &["codex"]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("seed C's 5 hook script(s) taken over"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(user.join(".codex/hooks.json")).unwrap();
+    assert!(!text.contains(".sh"), "C's scripts are gone: {text}");
+    assert!(
+        text.contains("notify-send started"),
+        "the user's hook stays: {text}"
+    );
+    let hooks: Value = serde_json::from_str(&text).unwrap();
+    let starts: Vec<&str> = hooks["hooks"]["SessionStart"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().unwrap())
+        .filter_map(|h| h["command"].as_str())
+        .filter(|c| c.contains(" hook "))
+        .collect();
+    assert_eq!(starts.len(), 1, "one briefing at session start: {text}");
+    // Idempotent: a second run changes nothing.
+    let (ok, out) = setup(&home, &user, &["codex"]);
+    assert!(ok, "{out}");
+    assert_eq!(
+        std::fs::read_to_string(user.join(".codex/hooks.json")).unwrap(),
+        text
+    );
+    let (ok, out) = setup(&home, &user, &["codex", "--remove"]);
+    assert!(ok, "{out}");
+    let back: Value =
+        serde_json::from_str(&std::fs::read_to_string(user.join(".codex/hooks.json")).unwrap())
+            .unwrap();
+    let back_text = back.to_string();
+    for name in [
+        "session-start",
+        "post-compaction",
+        "user-prompt-submit",
+        "subagent-stop",
+        "session-end",
+    ] {
+        assert!(back_text.contains(&format!("{name}.sh")), "{name}: {back}");
+    }
+    assert!(
+        !back_text.contains(" hook "),
+        "engram's hooks are gone: {back}"
+    );
+    assert!(back_text.contains("notify-send started"), "{back}");
+}
+
 /// `engram doctor --json` under `user`'s home: the status and detail of row `check`.
 fn doctor_row(home: &Path, user: &Path, check: &str) -> Option<(String, String)> {
     let out = command(home)

@@ -171,7 +171,7 @@ fn mem_compare(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             ..Default::default()
         },
     )?;
-    Ok(json!({ "sync_id": j.judgment_id, "relation": c_relation(ctx.store, &j) }))
+    Ok(json!({ "sync_id": j.judgment_id, "relation": super::relation_json(ctx.store, &j) }))
 }
 
 /// C's `mem_judge`: engram's verdict, answered with C's relation row.
@@ -179,37 +179,7 @@ fn mem_judge(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let r = crate::admin::judge(ctx, args)?;
     let id = r["relation"]["judgment_id"].as_str().unwrap_or_default();
     let j = ctx.store.judgment(id)?;
-    Ok(json!({ "relation": c_relation(ctx.store, &j) }))
-}
-
-/// A judgment as C's `memory_relations` row: its sync id, the two observations' sync ids,
-/// `judgment_status` and the `marked_by_*` provenance; the memories' integer ids and
-/// engram's earlier `status` beside.
-fn c_relation(store: &engram_store::Store, j: &engram_store::maintain::Judgment) -> Value {
-    let sync = |id| {
-        store
-            .get(&IdRef::Id(id))
-            .map(|m| sync_id_of(&m))
-            .unwrap_or_default()
-    };
-    json!({
-        "sync_id": j.judgment_id,
-        "source_id": sync(j.src),
-        "target_id": sync(j.dst),
-        "source_observation_id": j.src,
-        "target_observation_id": j.dst,
-        "relation": j.relation,
-        "reason": j.reason,
-        "evidence": j.evidence,
-        "confidence": j.confidence,
-        "judgment_status": j.status,
-        // engram's earlier key, which its own clients read.
-        "status": j.status,
-        "marked_by_actor": j.actor,
-        "marked_by_kind": j.actor_kind,
-        "marked_by_model": j.model,
-        "session_id": j.session_id,
-    })
+    Ok(json!({ "relation": super::relation_json(ctx.store, &j) }))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -26,6 +26,7 @@ pub use manage::{
     CompareArgs, CurrentProjectArgs, DeleteArgs, DoctorArgs, MergeProjectsArgs, NoArgs, ReviewArgs,
     StatsArgs,
 };
+pub(crate) use relations::relation_json;
 pub use save::{PassiveArgs, SaveArgs, SavePromptArgs, SuggestArgs, UpdateArgs};
 pub use search::{GetArgs, SearchArgs, TimelineArgs};
 

@@ -6,6 +6,7 @@
 use super::{sync_id_of, title_of};
 use engram_core::memory::IdRef;
 use engram_core::{Memory, MemoryId, Tier};
+use serde_json::{Value, json};
 
 /// A hit's C state and relation lines.
 pub(super) struct Marks {
@@ -70,4 +71,45 @@ pub(super) fn marks(
         review_after,
         lines,
     }
+}
+
+/// One judgment as C's `memory_relations` row (`mem_judge`, `mem_compare`, `GET
+/// /conflicts`, `GET /export`): its sync id, the two observations' sync ids (`source_id`,
+/// `target_id`), the verdict and its `marked_by_*` provenance under C's names, `relation`
+/// `pending` until judged as C wrote it; the memories' integer ids, engram's earlier
+/// `status` key and its closeness (`score`) beside.
+pub(crate) fn relation_json(
+    store: &engram_store::Store,
+    j: &engram_store::maintain::Judgment,
+) -> Value {
+    let sync = |id: MemoryId| {
+        store
+            .get(&IdRef::Id(id))
+            .map(|m| sync_id_of(&m))
+            .unwrap_or_default()
+    };
+    let time = engram_core::time::format;
+    json!({
+        "sync_id": j.judgment_id,
+        "source_id": sync(j.src),
+        "target_id": sync(j.dst),
+        "source_observation_id": j.src,
+        "target_observation_id": j.dst,
+        "relation": j.relation.as_deref().unwrap_or("pending"),
+        "reason": j.reason,
+        "evidence": j.evidence,
+        "confidence": j.confidence,
+        "judgment_status": j.status,
+        // engram's earlier key, which its own clients read.
+        "status": j.status,
+        "marked_by_actor": j.actor,
+        "marked_by_kind": j.actor_kind,
+        "marked_by_model": j.model,
+        "session_id": j.session_id,
+        "created_at": time(j.created_at),
+        "updated_at": time(j.updated_at),
+        "superseded_at": Value::Null,
+        "superseded_by_relation_id": Value::Null,
+        "score": j.score,
+    })
 }

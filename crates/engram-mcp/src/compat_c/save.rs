@@ -59,6 +59,8 @@ fn default_session(room: &str) -> String {
 
 fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let mut a: SaveArgs = parse(args)?;
+    // C's Go zero value: an empty topic key is no topic key (`engram save --topic ""`).
+    a.topic_key = a.topic_key.take().filter(|t| !t.trim().is_empty());
     if a.content.is_none() {
         a.content = a.observation.take();
     }
@@ -104,6 +106,9 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         // C leaves contradictions for the agent to judge (`mem_judge`) unless the user
         // opted in to engram's automatic supersession.
         supersede: Some(ctx.store.config().compat_c_auto_supersede),
+        // C's dedupe key is content, title and type: the same text saved under another
+        // title is another observation (the near one offered as a candidate).
+        fold_only_same_title: true,
         ..Default::default()
     })?;
     // The reply quotes the title as stored (redacted), never the raw input.

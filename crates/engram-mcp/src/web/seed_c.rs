@@ -507,7 +507,11 @@ async fn conflicts(State(s): S, Query(p): Params) -> Response {
         let js = ctx
             .store
             .judgments(project_of(&p).as_deref(), Some(status), limit)?;
-        Ok(json!(js))
+        Ok(json!(
+            js.iter()
+                .map(|j| compat_c::relation_json(ctx.store, j))
+                .collect::<Vec<_>>()
+        ))
     })
     .await
 }
@@ -537,7 +541,12 @@ async fn sync_status(State(s): S, Query(p): Params) -> Response {
 /// which C's `engram import` and engram's `import --from c-json` read back.
 async fn export(State(s): S) -> Response {
     run(s, true, |ctx| {
-        let (memories, sessions, prompts) = ctx.store.c_export_rows()?;
+        let engram_store::recent::CExport {
+            memories,
+            sessions,
+            prompts,
+            judgments,
+        } = ctx.store.c_export_rows()?;
         let time = |ms: engram_core::Millis| engram_core::time::format(ms);
         Ok(json!({
             "version": "0.2.0",
@@ -551,6 +560,7 @@ async fn export(State(s): S) -> Response {
                 "id": p.id, "session_id": p.session_id, "content": p.content, "project": p.room,
                 "created_at": time(p.created_at),
             })).collect::<Vec<_>>(),
+            "relations": judgments.iter().map(|j| compat_c::relation_json(ctx.store, j)).collect::<Vec<_>>(),
         }))
     })
     .await

@@ -112,6 +112,7 @@ impl Store {
             kind: m.kind,
             may_supersede: false,
             may_merge: false,
+            fold_only_titled: None,
         };
         let p = plan::plan(
             incoming,

@@ -123,6 +123,7 @@ impl Neighbour {
             kind: self.memory.kind,
             sim: self.sim,
             closeness: self.closeness,
+            title: self.memory.title.as_deref(),
         }
     }
 }

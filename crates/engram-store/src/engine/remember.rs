@@ -68,10 +68,13 @@ impl Store {
     /// lock, and skipped when the content is already known (checked again inside the
     /// transaction).
     fn gather(&mut self, w: &prepare::Prepared) -> Result<Gathered> {
-        let known = self
-            .reads()
-            .active_duplicate(&w.room, w.content())?
-            .is_some();
+        let known = match self.reads().active_duplicate(&w.room, w.content())? {
+            Some(id) => self
+                .reads()
+                .memory(&engram_core::memory::IdRef::Id(id))?
+                .is_some_and(|m| repeat_allowed(w, &m)),
+            None => false,
+        };
         let vector = if known {
             None
         } else {
@@ -116,6 +119,10 @@ impl Store {
             kind: w.kind,
             may_supersede: w.req.supersede != Some(false),
             may_merge: w.req.merge != Some(false),
+            fold_only_titled: w
+                .req
+                .fold_only_same_title
+                .then(|| w.req.title.as_deref().unwrap_or("")),
         };
         let plan = plan::plan(
             incoming,
@@ -133,4 +140,15 @@ impl Store {
             merged_vector,
         })
     }
+}
+
+/// Whether the active memory `m`, whose content equals the write's, takes it as a repeat:
+/// always, except under seed C's dedupe key (title and kind must match too).
+fn repeat_allowed(w: &prepare::Prepared, m: &engram_core::Memory) -> bool {
+    !w.req.fold_only_same_title
+        || (m.kind == w.kind
+            && m.title
+                .as_deref()
+                .zip(w.req.title.as_deref())
+                .is_some_and(|(a, b)| plan::same_title(a, b)))
 }

@@ -65,7 +65,7 @@ pub(crate) fn count_of(db: &mut dyn Db, id: MemoryId) -> Result<u64> {
 
 /// The columns [`judgment_from_row`] reads (on the judgments alias `j`).
 const JUDGMENT_COLUMNS: &str = "j.uid, j.src, j.dst, j.relation, j.status, j.score, j.reason, j.evidence, \
-     j.confidence, j.actor, j.actor_kind, j.model, j.session_id";
+     j.confidence, j.actor, j.actor_kind, j.model, j.session_id, j.created_at, j.updated_at";
 
 fn judgment_from_row(r: &Row) -> Judgment {
     Judgment {
@@ -82,6 +82,8 @@ fn judgment_from_row(r: &Row) -> Judgment {
         actor_kind: r.get(10),
         model: r.get(11),
         session_id: r.get(12),
+        created_at: r.get(13),
+        updated_at: r.get(14),
     }
 }
 

@@ -64,7 +64,7 @@ pub(crate) fn count(conn: &Connection, id: MemoryId) -> Result<u64> {
 }
 
 /// The columns [`judgment_from_row`] reads.
-pub(crate) const JUDGMENT_COLUMNS: &str = "uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id";
+pub(crate) const JUDGMENT_COLUMNS: &str = "uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id, created_at, updated_at";
 
 pub(crate) fn judgment_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Judgment> {
     Ok(Judgment {
@@ -81,6 +81,8 @@ pub(crate) fn judgment_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Judgm
         actor_kind: r.get(10)?,
         model: r.get(11)?,
         session_id: r.get(12)?,
+        created_at: r.get(13)?,
+        updated_at: r.get(14)?,
     })
 }
 
@@ -167,7 +169,7 @@ pub(crate) fn judgments_in(
 ) -> Result<Vec<Judgment>> {
     let mut stmt = conn.prepare_cached(
         "SELECT j.uid, j.src, j.dst, j.relation, j.status, j.score, j.reason, j.evidence, j.confidence,
-                j.actor, j.actor_kind, j.model, j.session_id
+                j.actor, j.actor_kind, j.model, j.session_id, j.created_at, j.updated_at
          FROM judgments j JOIN memories m ON m.id = j.src
          WHERE (?1 IS NULL OR m.room = ?1) AND (?2 IS NULL OR j.status = ?2)
          ORDER BY j.updated_at DESC, j.id DESC LIMIT ?3",
@@ -179,7 +181,7 @@ pub(crate) fn judgments_in(
 /// Judgments still waiting for a verdict, newest first.
 pub(crate) fn pending_judgments(conn: &Connection, limit: usize) -> Result<Vec<Judgment>> {
     let mut stmt = conn.prepare(
-        "SELECT uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id
+        "SELECT uid, src, dst, relation, status, score, reason, evidence, confidence, actor, actor_kind, model, session_id, created_at, updated_at
          FROM judgments WHERE status = 'pending' ORDER BY updated_at DESC, id DESC LIMIT ?1",
     )?;
     let rows = stmt.query_map([limit as i64], judgment_from_row)?;

@@ -351,6 +351,11 @@ pub struct Judgment {
     pub actor_kind: Option<String>,
     pub model: Option<String>,
     pub session_id: Option<String>,
+    /// When the relation was found, and when its verdict (or last change) was written.
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub created_at: Millis,
+    #[serde(with = "engram_core::time::rfc3339")]
+    pub updated_at: Millis,
 }
 
 /// A verdict on two related memories.

@@ -16,6 +16,93 @@ pub fn is_our_hook(command: &str) -> bool {
     command.contains("engram") && format!("{command} ").contains(" hook ")
 }
 
+/// The scripts seed C's Claude Code and Codex plugins register as hooks. They call C's
+/// HTTP API for the briefing, prompts and passive captures, as engram's own hooks do: left
+/// beside engram's, every session would be briefed twice and every prompt saved twice.
+const SEED_C_HOOK_SCRIPTS: &[&str] = &[
+    "session-start.",
+    "post-compaction.",
+    "user-prompt-submit.",
+    "subagent-stop.",
+    "subagent_stop.",
+    "session-stop.",
+    "session-end.",
+    "post-tool-use.",
+    "pre-tool-use-track.",
+    "import-auto-memory.",
+];
+
+/// Whether a hook command runs one of seed C's plugin scripts (its path names engram).
+pub fn is_seed_c_hook(command: &str) -> bool {
+    command.contains("engram") && SEED_C_HOOK_SCRIPTS.iter().any(|s| command.contains(s))
+}
+
+fn handler_is_seed_c(h: &Value) -> bool {
+    h.get("command")
+        .and_then(Value::as_str)
+        .is_some_and(is_seed_c_hook)
+}
+
+/// Takes seed C's hook scripts out of a hooks file (engram's hooks take their place);
+/// returns how many. Groups left empty go, and events left without a group.
+pub fn drop_seed_c_hooks(doc: &mut Map<String, Value>) -> usize {
+    let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return 0;
+    };
+    let mut dropped = 0;
+    for groups in hooks.values_mut().filter_map(Value::as_array_mut) {
+        for group in groups.iter_mut() {
+            let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            let before = list.len();
+            list.retain(|h| !handler_is_seed_c(h));
+            dropped += before - list.len();
+            if before > 0 && list.is_empty() {
+                *group = Value::Null;
+            }
+        }
+        groups.retain(|g| !g.is_null());
+    }
+    hooks.retain(|_, g| g.as_array().is_none_or(|a| !a.is_empty()));
+    if hooks.is_empty() {
+        doc.remove("hooks");
+    }
+    dropped
+}
+
+/// `--remove`: puts back the seed C hook groups the backup (the file before engram's
+/// setup) held, so C's plugin works again as it did. Nothing is added twice.
+pub fn restore_seed_c_hooks(doc: &mut Map<String, Value>, backup: &str) -> anyhow::Result<()> {
+    let Ok(Value::Object(old)) = serde_json::from_str::<Value>(backup) else {
+        return Ok(());
+    };
+    let Some(old_hooks) = old.get("hooks").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (event, groups) in old_hooks {
+        for group in groups.as_array().into_iter().flatten() {
+            let mut g = group.clone();
+            let Some(list) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            list.retain(handler_is_seed_c);
+            if list.is_empty() {
+                continue;
+            }
+            let target = object_at(doc, "hooks")?
+                .entry(event.clone())
+                .or_insert_with(|| json!([]))
+                .as_array_mut()
+                .with_context(|| format!("`hooks.{event}` is not a JSON array"))?;
+            if !target.contains(&g) {
+                target.push(g);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Parses a JSON config: absent or blank is `{}`; anything but an object is refused.
 pub fn parse_json(text: Option<&str>) -> anyhow::Result<Map<String, Value>> {
     let Some(t) = text.filter(|t| !t.trim().is_empty()) else {

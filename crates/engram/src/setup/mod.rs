@@ -582,15 +582,25 @@ pub fn plan(
             && let Some(path) = c.hooks_file(home)
         {
             let hooks = c.hook_specs(exe, seed_c.is_some() || remove);
-            // Claude Code's settings.json also switches seed C's own plugin.
-            let backup = (c == Client::Claude)
-                .then(|| std::fs::read_to_string(backup_path(&path)).ok())
-                .flatten();
+            // Claude Code's settings.json also switches seed C's own plugin; seed C's hook
+            // scripts (Codex's hooks.json) give way to engram's, and come back at --remove.
+            let backup = std::fs::read_to_string(backup_path(&path)).ok();
+            let current = std::fs::read_to_string(&path).ok();
             let plugin_note = if c == Client::Claude {
-                let current = std::fs::read_to_string(&path).ok();
                 seed_c_plugin::note(current.as_deref(), remove, backup.as_deref())
             } else {
                 String::new()
+            };
+            let c_scripts = current
+                .as_deref()
+                .and_then(|t| edit::parse_json(Some(t)).ok())
+                .map_or(0, |mut d| edit::drop_seed_c_hooks(&mut d));
+            let c_note = match (c_scripts, remove) {
+                (0, _) => String::new(),
+                (n, false) => format!(
+                    "; seed C's {n} hook script(s) taken over (engram's hooks do their work; `--remove` puts them back)"
+                ),
+                (_, true) => String::new(),
             };
             let is_claude = c == Client::Claude;
             plan_file(
@@ -598,9 +608,17 @@ pub fn plan(
                 &mut refusals,
                 name,
                 path,
-                format!("hooks {}{plugin_note}", hook_names.join(", ")),
+                format!("hooks {}{plugin_note}{c_note}", hook_names.join(", ")),
                 json_file(move |doc| {
-                    edit::hooks_json(doc, &hooks, remove)?;
+                    if remove {
+                        edit::hooks_json(doc, &hooks, remove)?;
+                        if let Some(b) = backup.as_deref() {
+                            edit::restore_seed_c_hooks(doc, b)?;
+                        }
+                    } else {
+                        edit::drop_seed_c_hooks(doc);
+                        edit::hooks_json(doc, &hooks, remove)?;
+                    }
                     if is_claude {
                         seed_c_plugin::edit(doc, remove, backup.as_deref())?;
                     }
@@ -893,6 +911,6 @@ fn pull_model(home: &engram_store::settings::Home, name: &str) -> anyhow::Result
         .with_context(|| format!("{name:?} is not a model engram can download"))?;
     let dir = crate::models::models_dir(home);
     let endpoint = std::env::var("HF_ENDPOINT").ok().filter(|e| !e.is_empty());
-    engram_embed::pull(&spec, &dir, endpoint.as_deref(), &mut |_| {})?;
+    crate::models::install(home, &spec, &dir, endpoint.as_deref(), &mut |_| {})?;
     Ok(())
 }

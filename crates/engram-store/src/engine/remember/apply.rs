@@ -113,6 +113,9 @@ fn repeat(tx: &mut dyn Tx, c: &Ctx<'_>) -> Result<Option<RememberOutcome>> {
         return Ok(None);
     };
     let m = require_memory(tx, &IdRef::Id(id), "id")?;
+    if !super::repeat_allowed(w, &m) {
+        return Ok(None);
+    }
     // The same text under another title, or from another source, still brings words and
     // an attribution the memory lacks: kept as evidence, as a reinforce of a paraphrase is.
     let new_title = w

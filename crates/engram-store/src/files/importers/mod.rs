@@ -186,9 +186,25 @@ impl crate::Store {
                 "{unknown} memories name a task_id the tasks file does not hold; kept as they are"
             ));
         }
+        if !report.nothing_readable() {
+            let now = self.now().to_string();
+            self.write(|tx| tx.set_meta(META_SEED_A_IMPORTED, &now))?;
+        }
         Ok(report)
     }
+
+    /// When seed A's memories were last imported into this store (`import --from
+    /// a-jsonl`), so `doctor` and `setup` stop asking for an import that was done.
+    pub fn seed_a_imported(&self) -> Result<Option<Millis>> {
+        Ok(self
+            .reads()
+            .meta(META_SEED_A_IMPORTED)?
+            .and_then(|v| v.parse().ok()))
+    }
 }
+
+/// The `meta` key [`Store::seed_a_imported`] reads.
+const META_SEED_A_IMPORTED: &str = "seed_a_imported";
 
 /// Seed A's files beside its memories table: `graph.json` and the `tasks` table.
 #[derive(Debug, Clone, Copy, Default)]
