@@ -321,7 +321,18 @@ fn reversion(o: &Analysis, n: &Analysis) -> Option<Conflict> {
     if och.left.is_empty() || n.change.is_some() || n.polarity == Some(-1) {
         return None;
     }
-    n.mentions(&och.left).then(|| Conflict {
+    // Naming X is not taking it up again ("retry when SQLite reports busy" after "not the
+    // SQLite app DB"): the new text must use, like or choose X, or say it returns to it.
+    let takes_up = n
+        .stances
+        .iter()
+        .any(|s| s.sign > 0 && s.about.iter().any(|w| och.left.contains(w)));
+    let returns = ["again", "back to", "back on", "revert", "return to", "returned to"]
+        .iter()
+        .any(|c| n.raw.contains(c))
+        // Stances are read in English only: Japanese and Chinese keep the mention rule.
+        || n.raw.chars().any(crate::text::is_cjk);
+    (n.mentions(&och.left) && (takes_up || returns)).then(|| Conflict {
         kind: ConflictKind::Reversion,
         cue: format!("back to {}", och.left.join(" ")),
         named: true,
@@ -1326,6 +1337,18 @@ mod tests {
         (
             "Jenkins was replaced by GitHub Actions.",
             "We use Jenkins for CI again.",
+            Some(ConflictKind::Reversion),
+        ),
+        // Naming what was left is not going back to it (tester-c: a passive learning
+        // superseded a decision).
+        (
+            "Reporting queries run on a Postgres read replica, not the SQLite app DB.",
+            "Retry with jittered backoff when SQLite reports busy",
+            None,
+        ),
+        (
+            "We moved away from Heroku; deploys go through Fly.io now.",
+            "We are back on Heroku for deploys.",
             Some(ConflictKind::Reversion),
         ),
         // English: polarity and preference

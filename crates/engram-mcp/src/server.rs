@@ -141,7 +141,8 @@ impl Shared {
     /// A stdio server's launch directory as the call's `cwd`, when the tool takes one, the
     /// server has no `--room`, the call names no project, room, cwd or directory, and that
     /// directory is a project (its
-    /// `.engram/config.json`, git remote or root, or a `[room_paths]` entry). A host
+    /// `.engram/config.json`, git remote or root, or a `[room_paths]` entry) or holds
+    /// repositories (C's one git child, or its ambiguous folder). A host
     /// launches the server in the agent's project, so seed C's and seed B's writes and
     /// reads land there as in their own servers; a launch outside any project adds nothing.
     fn with_launch_cwd(
@@ -161,8 +162,12 @@ impl Shared {
         let named = ["project", "room", "cwd", "directory"]
             .iter()
             .any(|k| o.get(*k).is_some_and(|v| !v.is_null()));
+        // A folder holding repositories counts too: C detects its one repository, or
+        // refuses writes there as ambiguous (tester-c: a server launched above two
+        // repositories filed writes in `common`).
         let detected = engram_store::rooms::resolve(config, None, Some(dir))
-            .is_ok_and(|(_, src)| src != engram_store::rooms::RoomSource::Default);
+            .is_ok_and(|(_, src)| src != engram_store::rooms::RoomSource::Default)
+            || !engram_store::rooms::git_children(dir).is_empty();
         if takes_cwd && !named && detected {
             o.insert("cwd".into(), serde_json::json!(dir));
         }

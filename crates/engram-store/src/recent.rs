@@ -45,6 +45,21 @@ impl Store {
         self.reads().recent_memories(room, limit)
     }
 
+    /// Pinned active memories of `room` (every room when `None`), the most recently
+    /// updated first: what seed C's context lists before its recent observations.
+    pub fn pinned_memories(&self, room: Option<&str>, limit: usize) -> Result<Vec<Memory>> {
+        limits::check_limit(limit)?;
+        let rooms: Option<Vec<String>> = room.map(|r| vec![r.to_string()]);
+        self.reads()
+            .active_memories(&crate::storage::rows::ActiveQuery {
+                kinds: engram_core::Kind::ALL,
+                rooms: rooms.as_deref(),
+                pinned_only: true,
+                order: crate::storage::rows::ActiveOrder::UpdatedThenId,
+                limit,
+            })
+    }
+
     /// How many memories a session holds (outside the trash).
     pub fn session_memory_count(&self, session_id: &str) -> Result<u64> {
         self.reads().session_memory_count(session_id)

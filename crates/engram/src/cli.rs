@@ -228,19 +228,26 @@ pub struct RememberArgs {
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     /// The file to write (default: stdout).
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "file")]
     pub out: Option<PathBuf>,
+    /// The file to write, as C's `engram export FILE` names it (the same as --out).
+    pub file: Option<PathBuf>,
+    /// engram (JSONL, default) or c-json (seed C's export: what C's `engram export` and
+    /// `GET /export` write, and `engram import` reads back).
+    #[arg(long, default_value = "engram")]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
     /// The file (or, for --from b, the folder) to import.
     pub file: PathBuf,
-    /// engram (JSONL export, default), b (B's Markdown folder), c-db (C's SQLite file),
-    /// c-json (C's export), mcp-memory (the MCP memory server's memory.json), a-jsonl
-    /// (A's memories table as JSON lines).
-    #[arg(long, default_value = "engram")]
-    pub from: String,
+    /// engram (JSONL export), b (B's Markdown folder), c-db (C's SQLite file), c-json
+    /// (C's export), mcp-memory (the MCP memory server's memory.json), a-jsonl (A's
+    /// memories table as JSON lines). Default: told from the file itself (a folder is B's,
+    /// a SQLite file C's, C's export by its keys, …).
+    #[arg(long)]
+    pub from: Option<String>,
     /// Put every imported memory in this room.
     #[arg(long)]
     pub room: Option<String>,

@@ -157,7 +157,14 @@ pub fn reindex_vectors(
     Ok(())
 }
 
-pub fn export(store: &Store, a: ExportArgs, json: bool) -> anyhow::Result<()> {
+pub fn export(store: &Store, mut a: ExportArgs, json: bool) -> anyhow::Result<()> {
+    // C's `engram export FILE` names the file without a flag.
+    a.out = a.out.take().or(a.file.take());
+    match a.format.as_str() {
+        "engram" | "jsonl" => {}
+        "c-json" | "c" => return export_c(store, a.out.as_deref(), json),
+        other => anyhow::bail!("--format: {other:?} is not a format; use engram or c-json"),
+    }
     let report = match &a.out {
         Some(path) => {
             let tmp = path.with_extension("jsonl.partial");
@@ -192,8 +199,41 @@ pub fn export(store: &Store, a: ExportArgs, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Seed C's export (`--format c-json`), written whole and renamed into place.
+fn export_c(store: &Store, out: Option<&std::path::Path>, json: bool) -> anyhow::Result<()> {
+    let value = engram_mcp::compat_c::export_json(store)?;
+    let text = serde_json::to_string_pretty(&value)?;
+    let Some(path) = out else {
+        println!("{text}");
+        return Ok(());
+    };
+    let tmp = path.with_extension("json.partial");
+    std::fs::write(&tmp, text.as_bytes()).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path)?;
+    let count = |k: &str| value[k].as_array().map_or(0, Vec::len);
+    let report = serde_json::json!({
+        "file": path, "format": "c-json", "observations": count("observations"),
+        "sessions": count("sessions"), "prompts": count("prompts"), "relations": count("relations"),
+    });
+    output::value(&report, json, |r| {
+        format!(
+            "exported to {} in seed C's format: {} observations, {} sessions, {} prompts, {} relations",
+            path.display(),
+            r["observations"],
+            r["sessions"],
+            r["prompts"],
+            r["relations"]
+        )
+    });
+    Ok(())
+}
+
 pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()> {
-    let source = Source::parse(&a.from)?;
+    // Without --from the file says what it is (C's export, C's database, B's folder, …).
+    let source = match &a.from {
+        Some(f) => Source::parse(f)?,
+        None => Source::sniff(&a.file),
+    };
     let bar = progress("importing", json);
     // Streamed (one chunk in memory at a time) for every source but seed B's folder.
     let a_files = engram_store::importers::SeedAFiles {
@@ -226,7 +266,7 @@ pub fn import(store: &mut Store, a: ImportArgs, json: bool) -> anyhow::Result<()
             "nothing imported from {}: none of its records could be read ({} problems, listed above); is it {} data?",
             a.file.display(),
             report.warnings.len() + report.warnings_omitted,
-            a.from
+            a.from.as_deref().unwrap_or(source.name())
         );
     }
     sync(store);

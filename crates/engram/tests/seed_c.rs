@@ -206,11 +206,14 @@ fn seed_cs_database_and_http_api_work_in_place() {
 
     let (st, v) = req(a, "GET", "/search?q=Redis%20cache&project=webapp", None);
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["results"][0]["id"], new_id, "{v}");
+    // C's bare array of whole observations.
+    assert_eq!(v[0]["id"], new_id, "{v}");
     assert_eq!(
-        v["results"][0]["content"], "Use Redis for the cache layer with a five minute expiry",
+        v[0]["content"], "Use Redis for the cache layer with a five minute expiry",
         "{v}"
     );
+    let (st, v) = req(a, "GET", "/search?q=zyzzyva&project=webapp", None);
+    assert_eq!((st, v), (200, json!([])));
 
     let (st, v) = req(
         a,
@@ -327,6 +330,42 @@ fn text(r: &Value) -> String {
         .as_str()
         .map(str::to_string)
         .unwrap_or_else(|| r.to_string())
+}
+
+/// A stdio server launched in a folder holding several repositories (C's #248 setup) is
+/// in C's ambiguous case: it says so and refuses writes that name no project, as when the
+/// folder is passed as `cwd` (tester-c: it filed them in `common`).
+#[test]
+fn a_server_launched_above_several_repositories_refuses_unnamed_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let work = dir.path().join("work");
+    for repo in ["api", "web"] {
+        std::fs::create_dir_all(work.join(repo).join(".git")).unwrap();
+    }
+    let mut m = Mcp::start_in(&home, &work, &["--tools", "compat-c"], "c-user");
+    let r = m.call("mem_current_project", json!({}));
+    assert_eq!(r["structuredContent"]["project_source"], "ambiguous", "{r}");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Ambig", "content": "where does this go"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(r.to_string().contains("ambiguous_project"), "{r}");
+    let r = m.call(
+        "mem_save",
+        json!({"title": "Router", "content": "The API uses axum routers", "project": "api",
+               "project_choice_reason": "user_selected_after_ambiguous_project"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    // Launched in one of them, the server files there.
+    let mut one = Mcp::start_in(&home, &work.join("web"), &["--tools", "compat-c"], "c-user");
+    let r = one.call(
+        "mem_save",
+        json!({"title": "Build", "content": "The web app builds with vite"}),
+    );
+    assert_eq!(r["structuredContent"]["project"], "web", "{r}");
 }
 
 #[test]
@@ -1426,4 +1465,87 @@ fn cs_ended_sessions_cross_project_compares_and_context_follow_c() {
         first, "- [manual] **B**: Beta deploys from the release branch",
         "{t}"
     );
+}
+
+/// C's backup scripts: `engram export FILE` names the file without a flag, `--format
+/// c-json` writes C's export, and `engram import FILE` reads C's export (or engram's)
+/// without being told which it is (tester-c: both needed flags a C user would not know).
+#[test]
+fn cs_export_and_import_need_no_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join(".engram");
+    write_c_db(&home);
+    let c_json = dir.path().join("c-export.json");
+    engram_ok(
+        &home,
+        &["export", "--format", "c-json", c_json.to_str().unwrap()],
+    );
+    let exported: Value = serde_json::from_str(&std::fs::read_to_string(&c_json).unwrap()).unwrap();
+    assert_eq!(exported["version"], "0.2.0");
+    assert!(
+        exported["observations"]
+            .as_array()
+            .is_some_and(|o| !o.is_empty())
+    );
+    let jsonl = dir.path().join("backup.jsonl");
+    engram_ok(&home, &["export", jsonl.to_str().unwrap()]);
+    assert!(
+        std::fs::read_to_string(&jsonl)
+            .unwrap()
+            .contains("engram-export")
+    );
+
+    for file in [&c_json, &jsonl] {
+        let fresh = dir.path().join(format!(
+            "fresh-{}",
+            file.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::create_dir_all(&fresh).unwrap();
+        engram_ok(&fresh, &["import", file.to_str().unwrap(), "--no-embed"]);
+        let found = engram_ok(&fresh, &["recall", "JWT cookies", "--room", "*"]);
+        assert!(found.contains("httpOnly"), "{}: {found}", file.display());
+    }
+}
+
+/// C lists pinned observations before the recent ones, so a pinned memory never falls
+/// behind newer saves (tester-c: it sat 19th of 20); and none of C's writes supersedes by
+/// itself: a passive learning that contradicts a decision leaves it active for mem_judge
+/// (tester-c: a passive capture retired an agent's decision).
+#[test]
+fn cs_context_lists_pins_first_and_passive_captures_never_supersede() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut m = Mcp::start_with(
+        &home,
+        &["--tools", "compat-c", "--project", "shop"],
+        "c-user",
+        &[("ENGRAM_RESOLVE", "true")],
+    );
+    let r = m.call(
+        "mem_save",
+        json!({"title": "CI", "type": "decision", "content": "We run CI builds on Jenkins"}),
+    );
+    let ci = r["structuredContent"]["id"].as_i64().unwrap();
+    m.call("mem_pin", json!({"id": ci}));
+    for i in 0..22 {
+        m.call(
+            "mem_save",
+            json!({"title": format!("Note {i}"), "content": format!("Checkout step {i} validates cart item {i}")}),
+        );
+    }
+    let r = m.call("mem_context", json!({}));
+    let t = text(&r);
+    let pinned = t.find("### Pinned").expect("a pinned section");
+    let recent = t.find("### Recent Observations").unwrap();
+    let line = t.find("**CI**").unwrap();
+    assert!(pinned < line && line < recent, "{t}");
+
+    let r = m.call(
+        "mem_capture_passive",
+        json!({"content": "## Key Learnings\n- We switched CI builds from Jenkins to GitHub Actions last week\n"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    let r = m.call("mem_get_observation", json!({"id": ci}));
+    assert_eq!(r["structuredContent"]["tier"], "active", "{r}");
 }

@@ -15,7 +15,7 @@ pub struct ContextArgs {
     pub project: Project,
 }
 
-/// C's context: its Recent Sessions, Recent User Prompts and Recent Observations sections
+/// C's context: its Recent Sessions, Recent User Prompts, Pinned and Recent Observations sections
 /// (C's `- [type] **title**: content` lines, the newest first), and C's stats footer, cut to `max_bytes` on a character boundary.
 /// Returns the text, the project and whether it was cut. Shared with the HTTP `/context`.
 pub(crate) fn c_context(
@@ -37,8 +37,17 @@ pub(crate) fn c_context(
     let (n_sessions, n_prompts, preview_len) = if compact { (3, 5, 100) } else { (5, 10, 200) };
     let sessions = store.recent_sessions(only, n_sessions)?;
     let prompts = store.recent_prompts(only, n_prompts)?;
-    let recent = store.recent_memories(only, if compact { 10 } else { 20 })?;
-    if sessions.is_empty() && prompts.is_empty() && recent.is_empty() {
+    // Pinned first, in a section of their own (C's later versions, at most 20), so a
+    // pinned memory never falls out behind newer ones; recent lists the others.
+    let pinned = store.pinned_memories(only, 20)?;
+    let n_recent = if compact { 10 } else { 20 };
+    let recent: Vec<Memory> = store
+        .recent_memories(only, n_recent + pinned.len())?
+        .into_iter()
+        .filter(|m| !m.pinned)
+        .take(n_recent)
+        .collect();
+    if sessions.is_empty() && prompts.is_empty() && recent.is_empty() && pinned.is_empty() {
         return Ok((
             "No previous session memories found.".into(),
             Some(resolved),
@@ -68,14 +77,23 @@ pub(crate) fn c_context(
             ));
         }
     }
-    t.push_str("\n### Recent Observations\n");
-    for m in &recent {
-        t.push_str(&format!(
+    let line = |m: &Memory| {
+        format!(
             "- [{}] **{}**: {}\n",
             c_type(m),
             title_of(m),
             preview(&m.content, if compact { 120 } else { 300 })
-        ));
+        )
+    };
+    if !pinned.is_empty() {
+        t.push_str("\n### Pinned\n");
+        for m in &pinned {
+            t.push_str(&line(m));
+        }
+    }
+    t.push_str("\n### Recent Observations\n");
+    for m in &recent {
+        t.push_str(&line(m));
     }
     let rooms = store.rooms()?;
     let memories: u64 = rooms.iter().map(|r| r.memories).sum();
@@ -142,6 +160,7 @@ fn mem_session_summary(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         source: ctx.source(None),
         session_id: a.session_id,
         metadata: Some(json!({ "c_type": "session_summary" })),
+        supersede: Some(ctx.store.config().compat_c_auto_supersede),
         ..Default::default()
     })?;
     Ok(

@@ -216,16 +216,24 @@ fn named_session(
 impl Project {
     /// The room a read of C's searches when it names none: C detects the current project,
     /// and a stdio server's own directory says nothing of the caller's. So: the project or
-    /// directory the call names, else the server's `--project`, else the project of the
-    /// newest open host session (what C's session-start hook records from the agent's
+    /// directory the call names (unless it holds several repositories), else the server's
+    /// `--project`, else the project of the newest open host session (what C's session-start hook records from the agent's
     /// directory), else `common`.
     fn read_room(&self, ctx: &Ctx<'_>) -> Result<Option<String>, ToolError> {
         let named = self
             .project
             .as_deref()
             .is_some_and(|p| !p.trim().is_empty());
-        if named || self.dir().is_some() || ctx.default_room.is_some() || self.shared_scope()? {
+        if named || ctx.default_room.is_some() || self.shared_scope()? {
             return self.room(ctx);
+        }
+        // A directory that names one project reads it; one holding several repositories
+        // names none (writes there are refused), so it reads as if no directory was given.
+        if self.dir().is_some() {
+            let (room, src) = self.resolve(ctx)?;
+            if src != AMBIGUOUS {
+                return Ok(Some(room));
+            }
         }
         Ok(current_session_room(ctx)?.or_else(|| self.room(ctx).ok().flatten()))
     }
@@ -383,6 +391,33 @@ fn title_of(m: &Memory) -> String {
 }
 
 /// One memory as C's observation JSON (its HTTP lists).
+/// The whole store in C's export format (`version` 0.2.0: sessions, observations, prompts,
+/// relations): what `GET /export` answers and `engram export --format c-json` writes, and
+/// what C's `engram import` and engram's `import` read back.
+pub fn export_json(store: &engram_store::Store) -> engram_store::Result<Value> {
+    let engram_store::recent::CExport {
+        memories,
+        sessions,
+        prompts,
+        judgments,
+    } = store.c_export_rows()?;
+    let time = |ms: engram_core::Millis| engram_core::time::format(ms);
+    Ok(json!({
+        "version": "0.2.0",
+        "exported_at": time(store.now()),
+        "sessions": sessions.iter().map(|s| json!({
+            "id": s.id, "project": s.room, "directory": s.directory.clone().unwrap_or_default(),
+            "started_at": time(s.started_at), "ended_at": s.ended_at.map(time), "summary": s.summary,
+        })).collect::<Vec<_>>(),
+        "observations": memories.iter().map(observation_json).collect::<Vec<_>>(),
+        "prompts": prompts.iter().map(|p| json!({
+            "id": p.id, "session_id": p.session_id, "content": p.content, "project": p.room,
+            "created_at": time(p.created_at),
+        })).collect::<Vec<_>>(),
+        "relations": judgments.iter().map(|j| relations::relation_json(store, j)).collect::<Vec<_>>(),
+    }))
+}
+
 pub(crate) fn observation_json(m: &Memory) -> Value {
     json!({
         "id": m.id,

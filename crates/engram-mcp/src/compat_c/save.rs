@@ -251,6 +251,9 @@ fn mem_capture_passive(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             source: Some(a.source.clone().unwrap_or_else(|| "mcp-passive".into())),
             session_id: a.session_id.clone(),
             metadata: Some(json!({ "c_type": "passive" })),
+            // As mem_save: C never supersedes on its own (tester-c: a passive learning
+            // retired an agent's decision).
+            supersede: Some(ctx.store.config().compat_c_auto_supersede),
             ..Default::default()
         })?;
         match out.action {

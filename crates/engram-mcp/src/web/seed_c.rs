@@ -360,14 +360,25 @@ async fn suggest_topic_key(State(s): S, CBody(body): CBody) -> Response {
 
 // ---- search, timeline, prompts, context -------------------------------------------------
 
+/// `GET /search`: C's bare array of results (`[]` when nothing matches), each a whole
+/// observation, as C's server answers (tester-c: scripts read `.[0]`).
 async fn search(State(s): S, Query(p): Params) -> Response {
-    match args_of(p, &["limit"], &[("q", "query")]) {
-        Ok(mut a) => {
-            a["response_format"] = json!("json");
-            tool(s, "mem_search", a).await
-        }
-        Err(e) => error(e),
-    }
+    let mut a = match args_of(p, &["limit"], &[("q", "query")]) {
+        Ok(a) => a,
+        Err(e) => return error(e),
+    };
+    a["response_format"] = json!("json");
+    let Some(spec) = compat_c::tools()
+        .into_iter()
+        .find(|t| t.name == "mem_search")
+    else {
+        return error(ToolError::field("q", "no search tool"));
+    };
+    run(s, true, move |ctx| {
+        let mut out = (spec.call)(ctx, a)?;
+        Ok(out["results"].take())
+    })
+    .await
 }
 
 async fn timeline(State(s): S, Query(p): Params) -> Response {
@@ -540,30 +551,7 @@ async fn sync_status(State(s): S, Query(p): Params) -> Response {
 /// `GET /export`: C's export format (`version` 0.2.0: sessions, observations, prompts),
 /// which C's `engram import` and engram's `import --from c-json` read back.
 async fn export(State(s): S) -> Response {
-    run(s, true, |ctx| {
-        let engram_store::recent::CExport {
-            memories,
-            sessions,
-            prompts,
-            judgments,
-        } = ctx.store.c_export_rows()?;
-        let time = |ms: engram_core::Millis| engram_core::time::format(ms);
-        Ok(json!({
-            "version": "0.2.0",
-            "exported_at": time(ctx.store.now()),
-            "sessions": sessions.iter().map(|s| json!({
-                "id": s.id, "project": s.room, "directory": s.directory.clone().unwrap_or_default(),
-                "started_at": time(s.started_at), "ended_at": s.ended_at.map(time), "summary": s.summary,
-            })).collect::<Vec<_>>(),
-            "observations": memories.iter().map(compat_c::observation_json).collect::<Vec<_>>(),
-            "prompts": prompts.iter().map(|p| json!({
-                "id": p.id, "session_id": p.session_id, "content": p.content, "project": p.room,
-                "created_at": time(p.created_at),
-            })).collect::<Vec<_>>(),
-            "relations": judgments.iter().map(|j| compat_c::relation_json(ctx.store, j)).collect::<Vec<_>>(),
-        }))
-    })
-    .await
+    run(s, true, |ctx| Ok(compat_c::export_json(ctx.store)?)).await
 }
 
 /// `POST /import` with C's export JSON: stored as `import --from c-json` stores it, in one

@@ -74,6 +74,54 @@ impl Source {
     }
 }
 
+impl Source {
+    /// The `--from` name of the source.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Engram => "engram",
+            Source::B => "b",
+            Source::CDb => "c-db",
+            Source::CJson => "c-json",
+            Source::McpMemory => "mcp-memory",
+            Source::AJsonl => "a-jsonl",
+        }
+    }
+
+    /// The source a file is, read from its first bytes, for an import that names none: a
+    /// folder is B's, a SQLite file C's database, a JSON object with C's `observations`
+    /// or `sessions` C's export, one with `entities` (or a first line with `entityType` or
+    /// `relationType`) the MCP memory server's, JSON lines with A's `recall_count` and `category`
+    /// columns A's table, anything else engram's JSONL (its header line says `engram-export`).
+    pub fn sniff(path: &Path) -> Source {
+        use std::io::Read;
+        if path.is_dir() {
+            return Source::B;
+        }
+        let mut head = Vec::with_capacity(4096);
+        if let Ok(f) = std::fs::File::open(path) {
+            let _ = f.take(4096).read_to_end(&mut head);
+        }
+        if head.starts_with(b"SQLite format 3\0") {
+            return Source::CDb;
+        }
+        let text = String::from_utf8_lossy(&head);
+        let first_line = text.lines().next().unwrap_or("");
+        let has = |k: &str| text.contains(&format!("\"{k}\""));
+        let first_has = |k: &str| first_line.contains(&format!("\"{k}\""));
+        if first_line.contains("engram-export") {
+            Source::Engram
+        } else if text.trim_start().starts_with('{') && (has("observations") || has("sessions")) {
+            Source::CJson
+        } else if has("entities") || first_has("entityType") || first_has("relationType") {
+            Source::McpMemory
+        } else if first_has("recall_count") && first_has("category") {
+            Source::AJsonl
+        } else {
+            Source::Engram
+        }
+    }
+}
+
 /// Reads `path` as `source` into one batch (the whole source in memory: `engram import`
 /// streams instead, through [`crate::Store::import_file`]). `room` puts everything in one
 /// room (sources without rooms otherwise land in `common`); `now` dates what the source
