@@ -407,12 +407,19 @@ fn seed_cs_tools_answer_as_c_does() {
     assert_ne!(r["isError"], true, "{r}");
     let saved = r["structuredContent"]["id"].as_i64().unwrap();
 
-    // scope global is C's shared scope.
+    // scope global is C's shared scope, shown back as global with the project it came from.
     let r = m.call(
         "mem_save",
-        json!({"title": "Editor", "content": "The user prefers tabs over spaces", "scope": "global"}),
+        json!({"title": "Editor", "content": "The user prefers tabs over spaces", "scope": "global",
+               "project": "api"}),
     );
     assert_ne!(r["isError"], true, "{r}");
+    let editor = r["structuredContent"]["id"].as_i64().unwrap();
+    let t = text(&m.call("mem_get_observation", json!({"id": editor})));
+    assert!(
+        t.contains("Scope: global") && t.contains("Project: api"),
+        "{t}"
+    );
 
     // Sessions are sessions, and prompts are counted.
     let r = m.call(
@@ -1275,7 +1282,10 @@ fn cs_sync_ids_and_counts_survive_the_conversion() {
     rusqlite::Connection::open(home.join("engram.db"))
         .unwrap()
         .execute_batch(
-            "UPDATE observations SET revision_count = 4, duplicate_count = 3 WHERE id = 17",
+            "UPDATE observations SET revision_count = 4, duplicate_count = 3, tool_name = 'Edit' WHERE id = 17;
+             INSERT INTO observations (id, sync_id, session_id, type, title, content, project, scope, created_at, updated_at)
+                 VALUES (18, 'obs-dddddddddddddddd', 's-1', 'preference', 'Brevity', 'Answer concisely', 'webapp', 'global',
+                         '2026-01-11 09:00:00', '2026-01-11 09:00:00');",
         )
         .unwrap();
     let get = |home: &Path| {
@@ -1290,9 +1300,18 @@ fn cs_sync_ids_and_counts_survive_the_conversion() {
     assert_eq!(v["duplicate_count"], 3, "{v}");
     let t = v["result"].as_str().unwrap();
     assert!(
-        t.contains("Revisions: 4") && t.contains("Duplicates: 3"),
+        t.contains("Revisions: 4") && t.contains("Duplicates: 3") && t.contains("Tool: Edit"),
         "{t}"
     );
+    // A global memory lives in `common` but is served back with C's scope and project
+    // (tester-c: it came back as personal, project common).
+    let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
+    let t = text(&m.call("mem_get_observation", json!({"id": 18})));
+    assert!(
+        t.contains("Project: webapp") && t.contains("Scope: global"),
+        "{t}"
+    );
+    m.finish();
 
     let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
     let r = m.call(

@@ -351,6 +351,45 @@ fn scope_of(m: &Memory) -> &'static str {
     }
 }
 
+/// C's scope as C's user set it: `global` kept apart from `personal` (both live in the
+/// shared `common` room), from a save through compat-c (`c_scope`) or C's own row (`c.scope`).
+fn c_scope(m: &Memory) -> String {
+    let shared = scope_of(m);
+    let kept = m
+        .metadata
+        .get("c_scope")
+        .or_else(|| m.metadata.get("c").and_then(|c| c.get("scope")))
+        .and_then(Value::as_str);
+    match kept {
+        Some(s @ ("personal" | "global")) if shared == "personal" => s.to_string(),
+        _ => shared.to_string(),
+    }
+}
+
+/// C's project of a memory: a shared-scope memory lives in `common`, and the project C
+/// (or the compat-c save) gave it is kept beside (`c_project`, `c.project`) and shown.
+fn c_project(m: &Memory) -> String {
+    let kept = m
+        .metadata
+        .get("c_project")
+        .or_else(|| m.metadata.get("c").and_then(|c| c.get("project")))
+        .and_then(Value::as_str)
+        .filter(|p| !p.trim().is_empty());
+    match kept {
+        Some(p) if m.room == engram_core::room::COMMON => p.to_string(),
+        _ => m.room.clone(),
+    }
+}
+
+/// The tool that made an observation (C's `tool_name`), when C or a POST said it.
+fn tool_name_of(m: &Memory) -> Option<&str> {
+    m.metadata
+        .get("tool_name")
+        .or_else(|| m.metadata.get("c").and_then(|c| c.get("tool_name")))
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+}
+
 /// C's free-form `type` as an engram kind: a kind or a known alias, else `fact` (the type
 /// itself is kept in `metadata.c_type` and shown back).
 fn kind_of_type(t: &str) -> Kind {
@@ -426,9 +465,12 @@ pub(crate) fn observation_json(m: &Memory) -> Value {
         "type": c_type(m),
         "title": title_of(m),
         "content": m.content,
-        "project": m.room,
-        "scope": scope_of(m),
+        "project": c_project(m),
+        "scope": c_scope(m),
         "topic_key": m.topic_key,
+        "tool_name": tool_name_of(m),
+        "revision_count": c_count(m, "revision_count"),
+        "duplicate_count": c_count(m, "duplicate_count"),
         "pinned": m.pinned,
         "created_at": engram_core::time::format(m.created_at),
         "updated_at": engram_core::time::format(m.updated_at),

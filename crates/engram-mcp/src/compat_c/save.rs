@@ -24,6 +24,9 @@ pub struct SaveArgs {
     /// Accepted for compatibility; prompts are not captured.
     #[serde(default, rename = "capture_prompt")]
     pub _capture_prompt: Option<bool>,
+    /// The tool that made the observation (C's HTTP `POST /observations`), kept and shown.
+    #[serde(default)]
+    pub tool_name: Option<String>,
     #[serde(flatten)]
     pub project: Project,
     #[serde(flatten)]
@@ -55,6 +58,24 @@ fn session_or_write_room(
 /// C's session for a save that names none: one per project.
 fn default_session(room: &str) -> String {
     format!("manual-save-{room}")
+}
+
+/// What C's row held that engram's memory has no column for: the type as written, a
+/// shared scope's own name (`global` or `personal`) and the project it was saved from,
+/// the tool that made it.
+fn c_metadata(ctx: &Ctx<'_>, a: &SaveArgs, ctype: &str) -> Result<Value, ToolError> {
+    let mut meta = json!({ "c_type": ctype });
+    if a.project.shared_scope()? {
+        meta["c_scope"] = json!(a.project.scope.as_deref().map(str::trim));
+        let from = ctx.room(a.project.project.clone(), &a.project.dir());
+        if let Some(p) = from.filter(|p| p != engram_core::room::COMMON) {
+            meta["c_project"] = json!(p);
+        }
+    }
+    if let Some(t) = a.tool_name.as_deref().filter(|t| !t.trim().is_empty()) {
+        meta["tool_name"] = json!(t);
+    }
+    Ok(meta)
 }
 
 fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
@@ -102,7 +123,7 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         topic_key: a.topic_key.clone(),
         source: ctx.source(None),
         session_id: Some(session_id),
-        metadata: Some(json!({ "c_type": ctype })),
+        metadata: Some(c_metadata(ctx, &a, &ctype)?),
         // C leaves contradictions for the agent to judge (`mem_judge`) unless the user
         // opted in to engram's automatic supersession.
         supersede: Some(ctx.store.config().compat_c_auto_supersede),
@@ -322,7 +343,7 @@ fn mem_update(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         },
     )?;
     Ok(
-        json!({ "result": format!("Memory updated: #{} {:?} ({}, scope={})", m.id, title_of(&m), c_type(&m), scope_of(&m)), "id": m.id }),
+        json!({ "result": format!("Memory updated: #{} {:?} ({}, scope={})", m.id, title_of(&m), c_type(&m), c_scope(&m)), "id": m.id }),
     )
 }
 

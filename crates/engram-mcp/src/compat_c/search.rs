@@ -100,13 +100,13 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             title_of(m),
             preview(&m.content, 300),
             engram_core::time::format(m.created_at),
-            m.room,
-            scope_of(m)
+            c_project(m),
+            c_scope(m)
         ));
         for line in &marks.lines {
             text.push_str(&format!("    {line}\n"));
         }
-        results.push(json!({ "id": m.id, "sync_id": sync_id_of(m), "title": title_of(m), "type": c_type(m), "state": marks.state, "scope": scope_of(m), "pinned": m.pinned, "project": m.room, "review_after": marks.review_after.map(engram_core::time::format), "score": h.score }));
+        results.push(json!({ "id": m.id, "sync_id": sync_id_of(m), "title": title_of(m), "type": c_type(m), "state": marks.state, "scope": c_scope(m), "pinned": m.pinned, "project": c_project(m), "review_after": marks.review_after.map(engram_core::time::format), "score": h.score }));
     }
     text.push_str(
         "\nResults above are previews (300 chars); use mem_get_observation for the full text.",
@@ -170,15 +170,16 @@ fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let duplicates =
         c_count(m, "duplicate_count") + d.event_counts.get("reinforce").copied().unwrap_or(0);
     let text = format!(
-        "#{} [{}] {}\n{}\nSession: {}\nProject: {}\nScope: {}\nTopic: {}\nDuplicates: {duplicates}\nRevisions: {revisions}\nCreated: {}",
+        "#{} [{}] {}\n{}\nSession: {}\nProject: {}\nScope: {}\nTopic: {}\nTool: {}\nDuplicates: {duplicates}\nRevisions: {revisions}\nCreated: {}",
         m.id,
         c_type(m),
         title_of(m),
         m.content,
         m.session_id.as_deref().unwrap_or("-"),
-        m.room,
-        scope_of(m),
+        c_project(m),
+        c_scope(m),
         m.topic_key.as_deref().unwrap_or("-"),
+        tool_name_of(m).unwrap_or("-"),
         engram_core::time::format(m.created_at)
     );
     let mut v = json!({ "result": text, "id": m.id, "sync_id": sync_id_of(m), "tier": m.tier,

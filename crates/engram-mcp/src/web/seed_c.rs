@@ -250,7 +250,7 @@ async fn session_get(State(s): S, Path(id): Path<String>) -> Response {
 // ---- observations ---------------------------------------------------------------------
 
 async fn observation_save(State(s): S, CBody(body): CBody) -> Response {
-    let mut o = body_object(body);
+    let o = body_object(body);
     // C's handler refuses a body without these (400); mem_save would default them.
     for field in ["session_id", "title", "content"] {
         if o.get(field)
@@ -265,9 +265,6 @@ async fn observation_save(State(s): S, CBody(body): CBody) -> Response {
             ));
         }
     }
-    // C records which tool made an observation; engram's memory has no such field, and the
-    // title and content carry what the tool did.
-    o.remove("tool_name");
     tool(s, "mem_save", Value::Object(o)).await
 }
 
