@@ -43,6 +43,9 @@ pub struct Config {
     pub w_lexical: f64,
     /// How much memories of one session lift each other (0 turns it off).
     pub w_session: f64,
+    /// Relevance added to what the one speaker a question asks about said (a name in the
+    /// question, or the asker for a question in the first person); 0 turns it off.
+    pub w_speaker: f64,
     /// The embedding model: a known name (`all-MiniLM-L6-v2`, `multilingual-e5-small`), a
     /// folder, or `none` for lexical search only. `ENGRAM_MODEL` overrides it.
     pub model: String,
@@ -193,6 +196,7 @@ impl Default for Config {
             coverage_weight: 0.7,
             w_lexical: 0.6,
             w_session: 0.6,
+            w_speaker: 0.1,
             model: "all-MiniLM-L6-v2".to_string(),
             tools: String::new(),
             http_token: String::new(),
@@ -289,6 +293,7 @@ impl Config {
             ("coverage_weight", self.coverage_weight),
             ("w_lexical", self.w_lexical),
             ("w_session", self.w_session),
+            ("w_speaker", self.w_speaker),
             ("standing_min_relevance", self.standing_min_relevance),
             ("correction_min_importance", self.correction_min_importance),
             ("default_importance", self.default_importance),

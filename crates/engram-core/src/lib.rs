@@ -30,6 +30,7 @@ pub mod resolve;
 pub mod room;
 pub mod scoring;
 pub mod seed_c_hooks;
+pub mod speaker;
 pub mod standing;
 pub mod subject;
 mod subject_cjk;

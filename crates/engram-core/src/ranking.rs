@@ -47,6 +47,8 @@ pub struct Standing<'a> {
     pub activation: f64,
     pub importance: f64,
     pub session: Option<&'a str>,
+    /// Who said it, when it records an utterance (`speaker::speaker_of`).
+    pub speaker: Option<&'a str>,
 }
 
 /// One ranked hit, by id; the engine attaches the memory.
@@ -191,12 +193,37 @@ pub fn session_prior(scored: &mut [Scored], standings: &HashMap<MemoryId, Standi
     }
 }
 
+/// The speaker prior: when the question asks about one speaker among the candidates'
+/// (`speaker::lifted`), what that speaker said gains `w_speaker` of relevance (0 turns it
+/// off). "What did Caroline paint?" is answered by Caroline's turns; "the order in which I
+/// brought up …" by the asker's own.
+pub fn speaker_prior(
+    scored: &mut [Scored],
+    standings: &HashMap<MemoryId, Standing<'_>>,
+    asked: &crate::speaker::Asked,
+    w: f64,
+) {
+    if w <= 0.0 {
+        return;
+    }
+    let speaker = |id: &MemoryId| standings.get(id).and_then(|s| s.speaker);
+    let Some(who) = crate::speaker::lifted(asked, scored.iter().filter_map(|c| speaker(&c.id)))
+    else {
+        return;
+    };
+    for c in scored.iter_mut() {
+        if speaker(&c.id).is_some_and(|s| s.to_lowercase() == who) {
+            c.relevance += w;
+        }
+    }
+}
+
 /// Orders by score descending, ties by id ascending, so ranking is deterministic.
 fn by_score(hits: &mut [RankedHit]) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
 }
 
-/// Ranks a pass's direct candidates by the final score, after the session prior.
+/// Ranks a pass's direct candidates by the final score, after the session and speaker priors.
 /// Candidates without a standing (gone since the sources listed them) are left out. The
 /// best *raw* score, for the deepening decision, uses each candidate's absolute relevance:
 /// BM25 alone is tiny in a small store, whatever the match.
@@ -204,8 +231,10 @@ pub fn rank_direct(
     cfg: &Config,
     mut scored: Vec<Scored>,
     standings: &HashMap<MemoryId, Standing<'_>>,
+    asked: &crate::speaker::Asked,
 ) -> Ranked {
     session_prior(&mut scored, standings, cfg.w_session);
+    speaker_prior(&mut scored, standings, asked, cfg.w_speaker);
     let w = cfg.weights();
     let mut best_raw: f64 = 0.0;
     let mut best_relevance: f64 = 0.0;

@@ -19,6 +19,7 @@ fn standing(activation: f64, importance: f64, session: Option<&str>) -> Standing
         activation,
         importance,
         session,
+        speaker: None,
     }
 }
 
@@ -153,7 +154,7 @@ fn direct_ranking_orders_by_score_then_id_and_skips_gone_memories() {
         (4, standing(0.2, 0.5, None)),
     ]
     .into();
-    let ranked = rank_direct(&cfg, scored, &standings);
+    let ranked = rank_direct(&cfg, scored, &standings, &Default::default());
     assert_eq!(
         ranked.hits.iter().map(|h| h.id).collect::<Vec<_>>(),
         [4, 2, 5]
@@ -277,4 +278,40 @@ fn successors_rank_above_what_they_replaced() {
     let mut got = successors_first(&[(1, Some(2)), (2, Some(1))]);
     got.sort();
     assert_eq!(got, [0, 1]);
+}
+
+#[test]
+fn the_speaker_asked_about_gains_relevance() {
+    let cfg = Config {
+        w_session: 0.0,
+        ..Config::default()
+    };
+    let scored = |id, relevance| Scored {
+        id,
+        relevance,
+        absolute: relevance,
+        coverage: relevance,
+        cosine: None,
+    };
+    let said = |speaker| Standing {
+        activation: 0.2,
+        importance: 0.5,
+        session: None,
+        speaker: Some(speaker),
+    };
+    let standings: HashMap<MemoryId, Standing<'_>> =
+        [(1, said("Melanie")), (2, said("Caroline"))].into();
+    let order = |q: &str| {
+        let asked = crate::speaker::asked(q);
+        let s = vec![scored(1, 0.8), scored(2, 0.75)];
+        rank_direct(&cfg, s, &standings, &asked)
+            .hits
+            .iter()
+            .map(|h| h.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(order("What did Caroline paint?"), [2, 1]);
+    // Nobody named, or both: the relevance order stands.
+    assert_eq!(order("what was painted?"), [1, 2]);
+    assert_eq!(order("Did Caroline and Melanie paint?"), [1, 2]);
 }

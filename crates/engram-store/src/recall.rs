@@ -315,13 +315,14 @@ impl Store {
     ) -> Result<(Mode, Gathered)> {
         let src = self.candidates();
         let plan = engram_core::text::plan_query(scope.query);
+        let asked = engram_core::speaker::asked(scope.query);
         let mut done: Vec<(Mode, Outcome)> = Vec::new();
         let mut passes: Vec<Gathered> = Vec::new();
         loop {
             match recall_plan::next(requested, &self.config, &done) {
                 Next::Run(mode) => {
                     let pass = recall_plan::pass(mode, scope, &self.config);
-                    let g = self.run_pass(src, &pass, &plan, qvec, limit)?;
+                    let g = self.run_pass(src, &pass, &plan, &asked, qvec, limit)?;
                     let outcome = Outcome {
                         best_raw: g.ranked.best_raw,
                         best_relevance: g.ranked.best_relevance,
@@ -341,13 +342,14 @@ impl Store {
         src: &dyn CandidateSource,
         pass: &Pass,
         plan: &QueryPlan,
+        asked: &engram_core::speaker::Asked,
         qvec: Option<&[f32]>,
         limit: usize,
     ) -> Result<Gathered> {
         if pass.mode == Mode::Exhaustive {
             return self.exhaustive_pass(src, pass, plan, qvec);
         }
-        let mut g = self.direct_pass(src, pass, plan, qvec)?;
+        let mut g = self.direct_pass(src, pass, plan, asked, qvec)?;
         if pass.spread_hops > 0 && !g.ranked.hits.is_empty() {
             self.spread(src, pass, qvec, limit, &mut g)?;
         }
@@ -360,6 +362,7 @@ impl Store {
         src: &dyn CandidateSource,
         pass: &Pass,
         plan: &QueryPlan,
+        asked: &engram_core::speaker::Asked,
         qvec: Option<&[f32]>,
     ) -> Result<Gathered> {
         let lexical = src.lexical(plan, &pass.filter, pass.lexical_k, &pass.partial_words)?;
@@ -384,7 +387,7 @@ impl Store {
         let scored = ranking::fuse(&self.config, &sources);
         let memories = self.memories_by_id(&ids)?;
         let standings = self.standings(&ids, &memories)?;
-        let ranked = ranking::rank_direct(&self.config, scored, &standings);
+        let ranked = ranking::rank_direct(&self.config, scored, &standings, asked);
         drop(standings);
         Ok(Gathered { ranked, memories })
     }
@@ -519,6 +522,7 @@ impl Store {
                     activation,
                     importance: m.importance,
                     session: m.session_id.as_deref(),
+                    speaker: engram_core::speaker::speaker_of(m.kind, &m.content, &m.metadata),
                 };
                 (*id, standing)
             })
