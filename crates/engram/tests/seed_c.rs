@@ -1311,6 +1311,9 @@ fn cs_sync_ids_and_counts_survive_the_conversion() {
         t.contains("Project: webapp") && t.contains("Scope: global"),
         "{t}"
     );
+    // …and its project's context lists it with the project's own.
+    let t = text(&m.call("mem_context", json!({"project": "webapp"})));
+    assert!(t.contains("Answer concisely"), "{t}");
     m.finish();
 
     let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");

@@ -41,8 +41,16 @@ pub(crate) fn c_context(
     // pinned memory never falls out behind newer ones; recent lists the others.
     let pinned = store.pinned_memories(only, 20)?;
     let n_recent = if compact { 10 } else { 20 };
-    let recent: Vec<Memory> = store
-        .recent_memories(only, n_recent + pinned.len())?
+    let mut recent: Vec<Memory> = store.recent_memories(only, n_recent + pinned.len())?;
+    // C's personal and global memories belong to the project they were saved from (they
+    // live in `common`, that project kept beside): its context lists them with its own
+    // (tester-c: the user's preferences had gone from the session-start context).
+    if resolved != engram_core::room::COMMON {
+        let shared = store.recent_memories(Some(engram_core::room::COMMON), 100)?;
+        recent.extend(shared.into_iter().filter(|m| c_project(m) == resolved));
+        recent.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    }
+    let recent: Vec<Memory> = recent
         .into_iter()
         .filter(|m| !m.pinned)
         .take(n_recent)
