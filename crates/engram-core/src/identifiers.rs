@@ -121,7 +121,19 @@ fn is_cjk(c: char) -> bool {
 /// The identifiers one text has and the other lacks, when both name some and they differ:
 /// `Some("v1.4.2 ≠ v1.4.3")`. `None` when they agree or either names none.
 pub fn differ(old: &str, new: &str) -> Option<String> {
-    let (a, b) = (of(old), of(new));
+    differ_sets(of(old), of(new))
+}
+
+/// [`differ`] with dates left out: episodes of one recurring task ("Session (2026-10-11,
+/// webapp): rotated the staging certificate" and the same on 2026-10-12) differ by the day
+/// they happened, which makes them episodes of one thing, not two things (consolidation).
+pub fn differ_but_dates(old: &str, new: &str) -> Option<String> {
+    let undated =
+        |t: &str| -> BTreeSet<String> { of(t).into_iter().filter(|i| !is_date(i)).collect() };
+    differ_sets(undated(old), undated(new))
+}
+
+fn differ_sets(a: BTreeSet<String>, b: BTreeSet<String>) -> Option<String> {
     if a.is_empty() || b.is_empty() || a == b || b.is_subset(&a) || a.is_subset(&b) {
         return None;
     }
@@ -138,6 +150,23 @@ pub fn differ(old: &str, new: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn episodes_a_day_apart_are_one_thing_to_consolidation() {
+        let (a, b) = (
+            "Session (2026-10-11, webapp): rotated the staging TLS certificate",
+            "Session (2026-10-12, webapp): rotated the staging TLS certificate",
+        );
+        assert!(differ(a, b).is_some());
+        assert_eq!(differ_but_dates(a, b), None);
+        assert!(
+            differ_but_dates(
+                "Release v1.4.2 on 2026-10-11",
+                "Release v1.4.3 on 2026-10-11"
+            )
+            .is_some()
+        );
+    }
 
     #[test]
     fn identifiers_and_quantities() {

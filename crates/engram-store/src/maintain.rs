@@ -289,8 +289,14 @@ impl Store {
                     || judged_apart.contains(&(m.id.min(id), m.id.max(id)));
                 // Two releases, invoices or tickets that differ only in their identifiers are
                 // two things, as on the write path: folding one into the other would lose it.
-                let two_things =
-                    engram_core::identifiers::differ(&m.content, &n.memory.content).is_some();
+                // Episodes differ by the day they happened: a date alone never keeps them
+                // apart (tester-b: B's dated session episodes never clustered).
+                let differ = if m.kind == Kind::Episode {
+                    engram_core::identifiers::differ_but_dates
+                } else {
+                    engram_core::identifiers::differ
+                };
+                let two_things = differ(&m.content, &n.memory.content).is_some();
                 if close && !at_odds && !two_things && (kind.is_some() || n.memory.kind == m.kind) {
                     cluster.push(id);
                 }

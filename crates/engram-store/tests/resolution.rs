@@ -740,6 +740,32 @@ fn candidate_clusters_for_the_agent() {
     assert!(f.store.consolidation_candidates(None).unwrap().is_empty());
 }
 
+/// B's dated session episodes of one recurring task cluster by words alone: a date is
+/// not an identifier that makes two episodes two things (tester-b: without a model B's
+/// consolidation cycle never started).
+#[test]
+fn dated_episodes_of_one_task_cluster_without_a_model() {
+    let mut f = Fixture::new();
+    let ids: Vec<i64> = ["2026-10-11", "2026-10-12", "2026-10-14"]
+        .iter()
+        .map(|d| {
+            f.put_with(RememberRequest {
+                content: format!(
+                    "Session ({d}, webapp): Rotated the staging TLS certificate and restarted the ingress."
+                ),
+                kind: Some(Kind::Episode),
+                resolve: Some(false),
+                ..Default::default()
+            })
+            .id
+        })
+        .collect();
+    f.advance(45 * DAY_MS);
+    let c = f.store.consolidation_candidates(None).unwrap();
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].ids, ids);
+}
+
 /// Two statements of one slot with other values are never folded into one, and neither
 /// is a pair the user took apart with `unsupersede`: maintenance leaves both active.
 #[test]
