@@ -221,14 +221,12 @@ fn seed_cs_database_and_http_api_work_in_place() {
         &format!("/timeline?observation_id={new_id}"),
         None,
     );
+    // C's timeline object, whole observations.
     assert_eq!(st, 200, "{v}");
-    assert!(
-        v["result"]
-            .as_str()
-            .unwrap()
-            .contains("Total observations in session: 1"),
-        "{v}"
-    );
+    assert_eq!(v["focus"]["id"], new_id, "{v}");
+    assert_eq!(v["total_in_range"], 1, "{v}");
+    assert!(v["before"].is_array() && v["after"].is_array(), "{v}");
+    assert!(v["session_info"]["id"].is_string(), "{v}");
 
     // Prompts: save, list, search, delete.
     let (st, v) = req(

@@ -243,8 +243,18 @@ fn mem_timeline(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         )
     };
     let mut text = String::new();
+    let mut session_info = Value::Null;
+    let mut in_session = 0;
     if let Some(sid) = &focus.session_id {
         let s = ctx.store.session(sid)?;
+        in_session = ctx.store.session_memory_count(sid)?;
+        if let Some(s) = &s {
+            session_info = json!({
+                "id": s.id, "project": s.room, "directory": s.directory,
+                "started_at": engram_core::time::format(s.started_at),
+                "ended_at": s.ended_at.map(engram_core::time::format), "summary": s.summary,
+            });
+        }
         let started = s
             .as_ref()
             .map(|s| engram_core::time::format(s.started_at))
@@ -257,7 +267,7 @@ fn mem_timeline(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             "Session: {} ({started}) — {}\nTotal observations in session: {}\n\n",
             focus.room,
             preview(&summary, 100),
-            ctx.store.session_memory_count(sid)?
+            in_session
         ));
     }
     text.push_str("─── Before ───\n");
@@ -276,8 +286,17 @@ fn mem_timeline(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         text.push_str(&line(m));
         text.push('\n');
     }
+    // C's HTTP `/timeline` answers its timeline object: whole observations around the
+    // focus, the session and how many observations it holds.
+    let timeline = json!({
+        "focus": observation_json(&focus),
+        "before": prev.iter().map(observation_json).collect::<Vec<_>>(),
+        "after": next.iter().map(observation_json).collect::<Vec<_>>(),
+        "session_info": session_info,
+        "total_in_range": in_session,
+    });
     Ok(
-        json!({ "result": text, "before": prev.iter().map(|m| m.id).collect::<Vec<_>>(), "after": next.iter().map(|m| m.id).collect::<Vec<_>>() }),
+        json!({ "result": text, "before": prev.iter().map(|m| m.id).collect::<Vec<_>>(), "after": next.iter().map(|m| m.id).collect::<Vec<_>>(), "timeline": timeline }),
     )
 }
 

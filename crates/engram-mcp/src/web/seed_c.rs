@@ -378,11 +378,24 @@ async fn search(State(s): S, Query(p): Params) -> Response {
     .await
 }
 
+/// `GET /timeline`: C's timeline object (`focus`, `before`, `after` as whole
+/// observations, `session_info`, `total_in_range`), not the MCP tool's text.
 async fn timeline(State(s): S, Query(p): Params) -> Response {
-    match args_of(p, &["observation_id", "before", "after"], &[]) {
-        Ok(a) => tool(s, "mem_timeline", a).await,
-        Err(e) => error(e),
-    }
+    let a = match args_of(p, &["observation_id", "before", "after"], &[]) {
+        Ok(a) => a,
+        Err(e) => return error(e),
+    };
+    let Some(spec) = compat_c::tools()
+        .into_iter()
+        .find(|t| t.name == "mem_timeline")
+    else {
+        return error(ToolError::field("observation_id", "no timeline tool"));
+    };
+    run(s, true, move |ctx| {
+        let mut out = (spec.call)(ctx, a)?;
+        Ok(out["timeline"].take())
+    })
+    .await
 }
 
 async fn prompt_save(State(s): S, CBody(body): CBody) -> Response {
