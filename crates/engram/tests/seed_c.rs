@@ -1187,6 +1187,7 @@ fn the_callers_directory_and_session_decide_cs_project() {
         .clone();
     let shop_row = projects.iter().find(|p| p["name"] == "shop").expect("shop");
     assert_eq!(shop_row["prompt_count"], 1, "{r}");
+    assert_eq!(shop_row["directories"], json!([shop]), "{r}");
     assert!(
         projects.iter().all(|p| p["name"] != "common"),
         "nothing went to common: {r}"

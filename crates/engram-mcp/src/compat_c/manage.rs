@@ -115,10 +115,23 @@ pub struct NoArgs {}
 fn mem_list_projects(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let _: NoArgs = parse(args)?;
     let rooms = ctx.store.rooms()?;
-    let projects: Vec<Value> = rooms
-        .iter()
-        .map(|r| json!({ "name": r.name, "observation_count": r.memories, "session_count": r.sessions, "prompt_count": r.prompts }))
-        .collect();
+    let mut projects: Vec<Value> = Vec::with_capacity(rooms.len());
+    for r in &rooms {
+        // C lists the directories its sessions were started in.
+        let mut dirs: Vec<String> = ctx
+            .store
+            .recent_sessions(Some(&r.name), 100)?
+            .into_iter()
+            .filter_map(|s| s.directory)
+            .filter(|d| !d.is_empty())
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        projects.push(
+            json!({ "name": r.name, "observation_count": r.memories, "session_count": r.sessions,
+                              "prompt_count": r.prompts, "directories": dirs }),
+        );
+    }
     Ok(json!({ "count": projects.len(), "projects": projects }))
 }
 
@@ -213,7 +226,8 @@ fn mem_review(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             let obs: Vec<Value> = items
                 .iter()
                 .map(|i| {
-                    json!({ "id": i.id, "title": i.title, "type": i.kind, "state": "needs_review",
+                    let sync_id = ctx.store.get(&IdRef::Id(i.id)).map(|m| sync_id_of(&m)).ok();
+                    json!({ "id": i.id, "sync_id": sync_id, "title": i.title, "type": i.kind, "state": "needs_review",
                             "project": i.room, "review_after": engram_core::time::format(i.review_after) })
                 })
                 .collect();

@@ -189,8 +189,9 @@ fn mem_save(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         .candidates
         .iter()
         .map(|c| {
-            json!({ "id": c.id, "title": c.title, "type": c.kind, "score": c.score,
-                    "judgment_id": c.judgment_id })
+            let sync_id = ctx.store.get(&IdRef::Id(c.id)).map(|m| sync_id_of(&m)).ok();
+            json!({ "id": c.id, "sync_id": sync_id, "title": c.title, "type": c.kind,
+                    "score": c.score, "judgment_id": c.judgment_id })
         })
         .collect();
     let mut v = json!({ "project": out.room, "result": text, "id": out.id, "sync_id": ctx.store.get(&IdRef::Id(out.id)).map(|m| sync_id_of(&m)).unwrap_or_else(|_| out.uid.clone()),
