@@ -153,6 +153,11 @@ pub struct Config {
     pub vault: Switch,
     /// Where the vault lives; empty means `ENGRAM_HOME/memories` (`ENGRAM_VAULT_DIR`).
     pub vault_dir: String,
+    /// How vault files are laid out and written: `engram` (engram's folders and keys), `b`
+    /// (seed B's: `knowledge/`, `preferences/`, `projects/`, `episodes/YYYY/MM/`, B's front
+    /// matter, so B on another machine and B-keyed tools still read the folder), or `auto`
+    /// (default: `b` when the vault folder holds B's folders, else `engram`).
+    pub vault_format: VaultFormat,
     /// At start, files edited or added by hand: `auto` reads them in, `warn` says so, `off`
     /// does not look (B's `startup_index_check`).
     pub startup_index_check: IndexCheck,
@@ -169,6 +174,15 @@ pub struct Config {
 pub enum Switch {
     On,
     Off,
+}
+
+/// The layout and front matter of vault files ([`Config::vault_format`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VaultFormat {
+    Auto,
+    Engram,
+    B,
 }
 
 /// What to do at start when the vault's files differ from the database.
@@ -239,6 +253,7 @@ impl Default for Config {
             consolidate_min_age_days: 14.0,
             vault: Switch::On,
             vault_dir: String::new(),
+            vault_format: VaultFormat::Auto,
             startup_index_check: IndexCheck::Auto,
             room_paths: BTreeMap::new(),
             hooks: crate::hooks::HooksConfig::default(),

@@ -206,6 +206,63 @@ fn files_follow_the_database() {
     assert!(store.vault_status().unwrap().is_clean());
 }
 
+/// A vault in seed B's format (`vault_format = "b"`, or `auto` on B's folder): files in
+/// B's folders with B's keys and scales, engram's exact values beside them under keys B
+/// ignores, so the database rebuilds from them exactly (tester-b: engram's layout beside
+/// B's broke B on a second machine).
+#[test]
+fn a_vault_in_bs_format_is_bs_layout_and_rebuilds_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        vault_format: engram_core::config::VaultFormat::B,
+        ..Config::default()
+    };
+    let open_b = |dir: &Path| {
+        support::open_sqlite(&dir.join("engram.db"), config.clone())
+            .with_clock(support::fixed(T0 + 60_000))
+    };
+    let mut store = open_b(dir.path());
+    let ids = populate(&mut store);
+    let before = snapshot(&store);
+    let root = dir.path().join("memories");
+    let rel: Vec<String> = md_files(&root)
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert!(rel.iter().any(|r| r.starts_with("knowledge/")), "{rel:?}");
+    assert!(rel.iter().any(|r| r.starts_with("preferences/")), "{rel:?}");
+    assert!(rel.iter().any(|r| r.starts_with("episodes/20")), "{rel:?}");
+    assert!(rel.iter().any(|r| r.starts_with("_trash/")), "{rel:?}");
+    let decision = store.get(&IdRef::Id(ids[0])).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &decision.uid[20..].to_lowercase())).unwrap();
+    for key in [
+        format!("id: {}\n", decision.uid),
+        "type: knowledge\n".into(),
+        "importance: 8\n".into(),
+        "tier: hot\n".into(),
+        "kind: decision\n".into(),
+    ] {
+        assert!(text.contains(&key), "{key:?} in {text}");
+    }
+    assert!(!text.contains("\nuid: "), "{text}");
+    drop(store);
+    for f in ["engram.db", "engram.db-wal", "engram.db-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(f));
+    }
+    let mut store = open_b(dir.path());
+    let report = store.reindex_vault(&mut |_, _| {}).unwrap();
+    assert_eq!(report.restored, 5, "{report:?}");
+    assert!(report.warnings.is_empty(), "{report:?}");
+    let after = snapshot(&store);
+    assert_eq!(before.0, after.0, "every memory field comes back");
+    assert_eq!(before.1, after.1, "every link comes back");
+}
+
 #[test]
 fn deleting_the_database_and_reindexing_restores_everything() {
     let dir = tempfile::tempdir().unwrap();

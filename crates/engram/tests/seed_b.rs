@@ -188,6 +188,28 @@ fn seed_b_user_switches_with_nothing_changed() {
     assert!(out.status.success() && ng.is_empty(), "{ng:#?}");
     let vault = b.data.join("memories");
     assert!(count_md(&vault) >= 2, "the new memory is a file beside B's");
+    // …in B's folder and format: B on another machine reads it (tester-b).
+    let projects: Vec<PathBuf> = std::fs::read_dir(vault.join("projects"))
+        .expect("B's projects/ folder")
+        .map(|e| e.unwrap().path())
+        .collect();
+    let text = std::fs::read_to_string(&projects[0]).unwrap();
+    assert!(
+        text.contains("type: project\n")
+            && text.contains("importance: 6\n")
+            && text.contains("tier: hot\n"),
+        "{text}"
+    );
+    assert!(
+        !vault.join("project").exists() && !text.contains("\nuid: "),
+        "{text}"
+    );
+    // B's own file is left in B's folder.
+    assert!(
+        vault
+            .join("knowledge/20250301-Deploys-of-the-shop-V2W4Y6.md")
+            .is_file()
+    );
 }
 
 /// B's folder read in place before any engram command: doctor says the files are not

@@ -130,6 +130,12 @@ pub(crate) fn translate(file: &mut toml::Table, user_home: Option<&str>) -> Vec<
         {
             *s = format!("{}/{rest}", h.trim_end_matches('/'));
         }
+        // B's folder stays in B's format, for B on another machine and tools keyed on
+        // B's front matter (unless the file says otherwise).
+        if *b == "memories_dir" {
+            file.entry("vault_format".to_string())
+                .or_insert(toml::Value::String("b".into()));
+        }
         match ours.split_once('.') {
             Some((table, key)) => {
                 let t = file
@@ -183,6 +189,11 @@ min_elapsed_seconds = 30.0
         assert_eq!(t["correction_min_importance"].as_float(), Some(0.7));
         assert_eq!(t["model"].as_str(), Some("intfloat/multilingual-e5-small"));
         assert_eq!(t["vault_dir"].as_str(), Some("/home/u/.engram/memories"));
+        assert_eq!(
+            t["vault_format"].as_str(),
+            Some("b"),
+            "B's folder stays B's"
+        );
         assert_eq!(t["actr"]["min_elapsed_seconds"].as_float(), Some(30.0));
         assert!(!t.contains_key("query_prefix") && !t.contains_key("embed_model"));
         assert_eq!(notes.len(), 2, "{notes:?}");

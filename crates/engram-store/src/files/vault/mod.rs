@@ -19,7 +19,7 @@ use crate::files::fsutil;
 use crate::files::home::Home;
 use crate::files::transfer::{check_memory, insert_memory};
 use crate::{Error, Result, Store};
-use engram_core::config::IndexCheck;
+use engram_core::config::{IndexCheck, VaultFormat};
 use engram_core::redact;
 use engram_core::{EventKind, Kind, LinkKind, Memory, MemoryId, Millis, Tier, time};
 use serde::Serialize;
@@ -42,7 +42,7 @@ pub(crate) use folder::{clean_stray_temporaries, link_in_path, stem_of, walk, wa
 pub use record::{
     FileRecord, LinkRef, apply_record, memory_from_record, parse_kind, record_from_doc,
 };
-pub use render::{folder_for, new_stem, render, render_with_evidence};
+pub use render::{add_evidence, folder_for, new_stem, render, render_with_evidence, seed_b};
 
 /// The trash folder's name.
 pub const TRASH_DIR: &str = "_trash";
@@ -152,6 +152,25 @@ impl Store {
         Home::of_db(self.path()).vault(&self.config)
     }
 
+    /// The layout the vault at `root` is written in: the configured one, or with `auto`
+    /// seed B's when the folder holds B's folders (`preferences/`, `projects/`,
+    /// `episodes/`: engram's own are singular), else engram's.
+    pub fn vault_format(&self, root: &Path) -> VaultFormat {
+        match self.config.vault_format {
+            VaultFormat::Auto => {
+                let b = ["preferences", "projects", "episodes"]
+                    .iter()
+                    .any(|d| root.join(d).is_dir());
+                if b {
+                    VaultFormat::B
+                } else {
+                    VaultFormat::Engram
+                }
+            }
+            f => f,
+        }
+    }
+
     /// Writes the files of every memory changed since the last sync (all of them the first
     /// time, or when the vault moved). Call after any write; cheap when nothing changed.
     pub fn sync_vault(&mut self) -> Result<SyncReport> {
@@ -189,7 +208,8 @@ impl Store {
             // The files are written inside the transaction (the cursor moves with them). A
             // backend that re-runs it writes the same files again: the folder ends as after
             // one run, and the report is the committed run's.
-            let (step, drained) = self.write(|tx| sync_step(tx, &root, now))?;
+            let format = self.vault_format(&root);
+            let (step, drained) = self.write(|tx| sync_step(tx, &root, format, now))?;
             report.absorb(step);
             let left = pending_in(self.reads(), &root)?;
             progress(total.saturating_sub(left), total);

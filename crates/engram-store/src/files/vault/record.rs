@@ -120,15 +120,37 @@ fn link_ref(v: &Value, line: usize) -> Result<LinkRef, ParseError> {
 }
 
 /// Reads a parsed file into a record. `type` (seed B) is read as `kind`, and `id` as the
-/// uid when it is a ULID (B's ids are); an integer importance is on B's 1–10 scale.
+/// uid when it is a ULID (B's ids are); an integer importance is on B's 1–10 scale. A file
+/// engram wrote in B's format keeps its exact values in `engram_id`, `engram_importance`
+/// and `engram_tier` (B's keys round them), which win.
 pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
     let mut r = FileRecord {
         content: doc.body.clone(),
         ..Default::default()
     };
+    // engram's exact values in a file written in B's format (B's keys round them).
+    let (mut exact_importance, mut exact_tier) = (None, None);
     for f in &doc.fields {
         let (k, line) = (f.key.as_str(), f.line);
         match k {
+            "engram_id" => match &f.value {
+                Value::Int(i) => r.id = Some(*i),
+                _ => return Err(perr(line, k, "expected a whole number")),
+            },
+            "engram_importance" => match &f.value {
+                Value::Float(x) => {
+                    exact_importance = Some(
+                        engram_core::importance::from_number(*x, false)
+                            .map_err(|e| perr(line, k, e.message))?,
+                    )
+                }
+                _ => return Err(perr(line, k, "expected a number between 0 and 1")),
+            },
+            "engram_tier" => {
+                if let Some(s) = text_of(f)? {
+                    exact_tier = Some(Tier::parse(&s).map_err(|e| perr(line, k, e.message))?);
+                }
+            }
             "uid" => r.uid = text_of(f)?.filter(|s| !s.trim().is_empty()),
             "id" => match &f.value {
                 Value::Int(i) => r.id = Some(*i),
@@ -221,6 +243,12 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
             // Anything else (Obsidian's aliases, cssclasses, a user's own keys) is left alone.
             _ => {}
         }
+    }
+    if exact_importance.is_some() {
+        r.importance = exact_importance;
+    }
+    if exact_tier.is_some() {
+        r.tier = exact_tier;
     }
     if r.content.trim().is_empty() {
         return Err(ParseError::new(

@@ -10,6 +10,7 @@ use crate::storage::Tx;
 struct Pass<'a> {
     tx: &'a mut dyn Tx,
     root: &'a Path,
+    format: VaultFormat,
     /// The store's home (where seed B's `index.db` may sit).
     home: &'a Path,
     now: Millis,
@@ -73,17 +74,19 @@ impl Store {
         let home = crate::files::home::Home::of_db(&self.path).root;
         let default_importance = self.config.default_importance;
         let actr = self.config.actr;
+        let format = self.vault_format(&root);
         crate::db::create_private_dir(&root)?;
         // One transaction for the whole read-back; files are written inside it (the
         // rewritten ones), the same files on a re-run.
         let report = self.write(|tx| {
-            let synced = sync_in(tx, &root, now)?;
+            let synced = sync_in(tx, &root, format, now)?;
             let rec = recorded(tx)?;
             let (files, links) = walk_all(&root)?;
             let total = files.len() as u64;
             let mut pass = Pass {
                 tx,
                 root: &root,
+                format,
                 home: &home,
                 now,
                 default_importance,
@@ -507,7 +510,7 @@ impl Pass<'_> {
         self.rerender.dedup();
         for id in std::mem::take(&mut self.rerender) {
             if let Some(m) = load_by_id(self.tx, id)? {
-                write_memory(self.tx, self.root, &m, self.now, &mut sync)?;
+                write_memory(self.tx, self.root, self.format, &m, self.now, &mut sync)?;
             }
         }
         self.report.synced.written += sync.written;

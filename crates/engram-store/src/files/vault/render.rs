@@ -123,7 +123,12 @@ pub fn render_with_evidence(
     links: &[(String, LinkKind, f64)],
     evidence: &[crate::evidence::Evidence],
 ) -> String {
-    let text = render(m, links);
+    add_evidence(render(m, links), evidence)
+}
+
+/// A rendered file (either format) with the writes folded into its memory in its front
+/// matter (`evidence:`).
+pub fn add_evidence(text: String, evidence: &[crate::evidence::Evidence]) -> String {
     if evidence.is_empty() {
         return text;
     }
@@ -146,4 +151,128 @@ pub fn render_with_evidence(
     // Just before the closing `---` of the front matter.
     let end = text[4..].find("\n---\n").map_or(0, |i| i + 5);
     format!("{}{lines}{}", &text[..end], &text[end..])
+}
+
+/// Seed B's layout and front matter ([`engram_core::config::VaultFormat::B`]), for a
+/// vault that is B's folder: B on another machine, or a tool keyed on B's front matter,
+/// still reads every file engram writes there. What B has no key for is kept in keys B
+/// ignores (`kind`, `title`, `engram_id`, `engram_importance`, `engram_tier`, …), so
+/// engram reads the file back as it wrote it.
+pub mod seed_b {
+    use super::*;
+
+    /// B's type for an engram kind: B knew knowledge, preference, project and episode.
+    pub fn b_type(k: Kind) -> &'static str {
+        match k {
+            Kind::Preference => "preference",
+            Kind::Episode => "episode",
+            Kind::Project | Kind::Progress | Kind::Handoff => "project",
+            _ => "knowledge",
+        }
+    }
+
+    /// B's folder: `knowledge/`, `preferences/`, `projects/`, `episodes/YYYY/MM/`, `_trash/`.
+    pub fn folder_for(m: &Memory) -> String {
+        if m.tier == Tier::Trash {
+            return TRASH_DIR.to_string();
+        }
+        match b_type(m.kind) {
+            "episode" => {
+                let d = time::format(m.created_at);
+                format!("episodes/{}/{}", &d[0..4], &d[5..7])
+            }
+            "preference" => "preferences".into(),
+            "project" => "projects".into(),
+            _ => "knowledge".into(),
+        }
+    }
+
+    /// B's file name: `YYYYMMDD-<slug>-<last six of the id>` (links name the id itself,
+    /// so the name need not hold all of it).
+    pub fn new_stem(m: &Memory) -> String {
+        let full = super::new_stem(m);
+        let base = full.strip_suffix(&format!("-{}", m.uid)).unwrap_or(&full);
+        let tail: String = m
+            .uid
+            .chars()
+            .rev()
+            .take(6)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        format!("{base}-{}", tail.to_lowercase())
+    }
+
+    /// B's 1–10 importance for engram's 0–1 (B's rubric: 0.1 per step).
+    fn b_importance(i: f64) -> i64 {
+        ((i * 10.0).round() as i64).clamp(1, 10)
+    }
+
+    /// The text of a memory's file in B's format. `links`: (target uid, kind, weight).
+    pub fn render(m: &Memory, links: &[(String, LinkKind, f64)]) -> String {
+        let mut s = String::with_capacity(m.content.len() + 512);
+        s.push_str("---\n");
+        s.push_str(&format!("id: {}\n", m.uid));
+        s.push_str(&format!("type: {}\n", b_type(m.kind)));
+        s.push_str(&format!("created: {}\n", time::format(m.created_at)));
+        let tags: Vec<String> = m.tags.iter().map(|t| quote(t)).collect();
+        s.push_str(&format!("tags: [{}]\n", tags.join(", ")));
+        s.push_str(&format!("importance: {}\n", b_importance(m.importance)));
+        s.push_str(&format!("source: {}\n", quote(&m.source)));
+        let tier = match m.tier {
+            Tier::Archived => "cold",
+            _ => "hot",
+        };
+        s.push_str(&format!("tier: {tier}\n"));
+        s.push_str(&format!("room: {}\n", quote(&m.room)));
+        if links.is_empty() {
+            s.push_str("links: []\n");
+        } else {
+            s.push_str("links:\n");
+            for (uid, kind, w) in links {
+                let link = if *kind == LinkKind::Explicit && (*w - 1.0).abs() < 1e-9 {
+                    format!("[[{uid}]]")
+                } else {
+                    format!("[[{uid}|{kind} {}]]", fmt_weight(*w))
+                };
+                s.push_str(&format!("  - {}\n", quote(&link)));
+            }
+        }
+        // engram's own fields, under keys B ignores.
+        s.push_str(&format!("engram_id: {}\n", m.id));
+        s.push_str(&format!("kind: {}\n", m.kind));
+        if let Some(t) = &m.title {
+            s.push_str(&format!("title: {}\n", quote(t)));
+        }
+        if (b_importance(m.importance) as f64 / 10.0 - m.importance).abs() > 1e-9 {
+            s.push_str(&format!("engram_importance: {}\n", fmt_float(m.importance)));
+        }
+        if !matches!(m.tier, Tier::Active | Tier::Archived | Tier::Trash) {
+            s.push_str(&format!("engram_tier: {}\n", m.tier));
+        }
+        if let Some(t) = &m.topic_key {
+            s.push_str(&format!("topic_key: {}\n", quote(t)));
+        }
+        if m.pinned {
+            s.push_str("pinned: true\n");
+        }
+        if let Some(t) = &m.session_id {
+            s.push_str(&format!("session: {}\n", quote(t)));
+        }
+        s.push_str(&format!("updated: {}\n", time::format(m.updated_at)));
+        if m.valid_from != m.created_at {
+            s.push_str(&format!("valid_from: {}\n", time::format(m.valid_from)));
+        }
+        if let Some(t) = m.valid_to {
+            s.push_str(&format!("valid_to: {}\n", time::format(t)));
+        }
+        if m.metadata.as_object().is_some_and(|o| !o.is_empty()) {
+            s.push_str(&format!("metadata: {}\n", m.metadata));
+        }
+        s.push_str("---\n");
+        s.push_str(&m.content);
+        s.push('\n');
+        s
+    }
 }

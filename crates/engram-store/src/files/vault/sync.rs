@@ -11,14 +11,18 @@ use crate::storage::{Reads, Tx};
 pub(super) fn write_memory(
     tx: &mut dyn Tx,
     root: &Path,
+    format: VaultFormat,
     m: &Memory,
     now: Millis,
     report: &mut SyncReport,
 ) -> Result<()> {
+    let b = format == VaultFormat::B;
     let mut links = Vec::new();
     for l in tx.links_from(m.id)? {
         if let Some(d) = load_by_id(tx, l.dst)? {
-            links.push((stem_for(tx, &d)?, l.kind, l.weight));
+            // B's files link by the memory's id; engram's by file name (Obsidian's way).
+            let target = if b { d.uid.clone() } else { stem_for(tx, &d)? };
+            links.push((target, l.kind, l.weight));
         }
     }
     let existing: Vec<(String, String, i64, i64)> = tx
@@ -29,9 +33,19 @@ pub(super) fn write_memory(
     let stem = existing
         .first()
         .map(|(p, ..)| stem_of(p).to_string())
-        .unwrap_or_else(|| new_stem(m));
-    let rel = format!("{}/{}.md", folder_for(m), stem);
-    let text = render_with_evidence(m, &links, &tx.evidence(m.id)?);
+        .unwrap_or_else(|| if b { seed_b::new_stem(m) } else { new_stem(m) });
+    let folder = if b {
+        seed_b::folder_for(m)
+    } else {
+        folder_for(m)
+    };
+    let rel = format!("{folder}/{stem}.md");
+    let text = if b {
+        seed_b::render(m, &links)
+    } else {
+        render(m, &links)
+    };
+    let text = add_evidence(text, &tx.evidence(m.id)?);
     // A file changed by hand since engram wrote it, now overwritten by a database change:
     // keep its text as a revision, so nothing typed is lost.
     for (p, hash, size, mtime) in &existing {
@@ -99,7 +113,12 @@ const CHANGES_PAGE: usize = 1000;
 /// vault the first time (or when it moved), else at most [`CHANGES_PAGE`] change entries,
 /// the cursor (`meta.vault_seq`) moved past them. Returns whether the log is drained. A
 /// sync interrupted between steps keeps what its steps wrote; the next goes on from there.
-pub(super) fn sync_step(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<(SyncReport, bool)> {
+pub(super) fn sync_step(
+    tx: &mut dyn Tx,
+    root: &Path,
+    format: VaultFormat,
+    now: Millis,
+) -> Result<(SyncReport, bool)> {
     let mut report = SyncReport::default();
     let root_str = root.to_string_lossy().into_owned();
     let recorded_root = meta_get(tx, "vault_root")?;
@@ -116,7 +135,7 @@ pub(super) fn sync_step(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<(Sy
             let page = tx.rows_after(Section::Memories, after.as_ref(), CHANGES_PAGE)?;
             for row in page.rows {
                 if let StoredRow::Memory { memory, .. } = row {
-                    write_memory(tx, root, &memory, now, &mut report)?;
+                    write_memory(tx, root, format, &memory, now, &mut report)?;
                 }
             }
             match page.next {
@@ -138,7 +157,7 @@ pub(super) fn sync_step(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<(Sy
         }
         for (id, uid) in changed {
             match load_by_id(tx, id)? {
-                Some(m) => write_memory(tx, root, &m, now, &mut report)?,
+                Some(m) => write_memory(tx, root, format, &m, now, &mut report)?,
                 None => {
                     // Purged: its file goes (the only delete the vault does).
                     let Some(uid) = uid else { continue };
@@ -158,10 +177,15 @@ pub(super) fn sync_step(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<(Sy
 
 /// Drains the whole change log in one transaction: `reindex` needs the files current
 /// before it reads them back.
-pub(super) fn sync_in(tx: &mut dyn Tx, root: &Path, now: Millis) -> Result<SyncReport> {
+pub(super) fn sync_in(
+    tx: &mut dyn Tx,
+    root: &Path,
+    format: VaultFormat,
+    now: Millis,
+) -> Result<SyncReport> {
     let mut report = SyncReport::default();
     loop {
-        let (step, drained) = sync_step(tx, root, now)?;
+        let (step, drained) = sync_step(tx, root, format, now)?;
         report.absorb(step);
         if drained {
             return Ok(report);
