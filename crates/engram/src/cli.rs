@@ -612,7 +612,8 @@ pub struct UiArgs {
 
 #[derive(Args, Debug)]
 pub struct ContextArgs {
-    /// The project (room), as seed C's `engram context PROJECT` names it.
+    /// The project, as seed C's `engram context PROJECT` names it: prints C's context
+    /// (Recent Sessions, Prompts, Pinned, Observations), as C's verb did.
     #[arg(value_name = "PROJECT", conflicts_with = "room")]
     pub project: Option<String>,
     #[arg(long)]

@@ -389,6 +389,19 @@ pub fn reindex(json: bool) -> anyhow::Result<()> {
 /// `engram context`: the session briefing.
 pub fn context(a: cli::ContextArgs, cwd: Option<PathBuf>, json: bool) -> anyhow::Result<()> {
     let store = open_store()?;
+    // C's spelling, `engram context PROJECT`, prints C's context (what its `mem_context`
+    // and `GET /context` answer); `--room` is engram's briefing.
+    if let Some(project) = a.project {
+        let budget = a.max_bytes.unwrap_or(16 * 1024);
+        let (text, project, truncated) =
+            engram_mcp::compat_c::c_context(&store, Some(project), None, false, budget)
+                .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+        let v = serde_json::json!({ "project": project, "context": text, "truncated": truncated });
+        output::value(&v, json, |v| {
+            v["context"].as_str().unwrap_or("").trim_end().to_string()
+        });
+        return Ok(());
+    }
     let b = store.context(&engram_store::ContextRequest {
         room: a.room.or(a.project),
         cwd: caller_dir(cwd),

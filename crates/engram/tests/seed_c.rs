@@ -189,7 +189,7 @@ fn seed_cs_database_and_http_api_work_in_place() {
         "/sessions",
         Some(json!({"id": "s-2", "project": "webapp", "directory": "/tmp"})),
     );
-    assert_eq!(st, 200, "{v}");
+    assert_eq!(st, 201, "{v}");
     let (st, v) = req(
         a,
         "POST",
@@ -200,7 +200,7 @@ fn seed_cs_database_and_http_api_work_in_place() {
                     "project": "webapp", "tool_name": "Edit"}),
         ),
     );
-    assert_eq!(st, 200, "{v}");
+    assert_eq!(st, 201, "{v}");
     let new_id = v["id"].as_i64().expect("an id");
     assert!(new_id > 17);
 
@@ -237,7 +237,7 @@ fn seed_cs_database_and_http_api_work_in_place() {
             json!({"content": "how do we cache sessions?", "session_id": "s-2", "project": "webapp"}),
         ),
     );
-    assert_eq!(st, 200, "{v}");
+    assert_eq!(st, 201, "{v}");
     let pid = v["id"].as_i64().unwrap();
     let (_, v) = req(a, "GET", "/prompts/recent?project=webapp", None);
     assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
@@ -572,6 +572,10 @@ fn seed_cs_cli_verbs() {
     // C's `engram context PROJECT`, from a folder that is another project.
     let out = engram_in(&home, dir.path(), &["--json", "context", "shop"]);
     assert!(out.contains("Stripe checkout"), "{out}");
+    // …in C's words (tester-c: it printed engram's briefing).
+    let out = engram_in(&home, dir.path(), &["context", "shop"]);
+    assert!(out.starts_with("## Memory from Previous Sessions"), "{out}");
+    assert!(out.contains("### Recent Observations"), "{out}");
 
     // C's ENGRAM_DATA_DIR names the store's folder when ENGRAM_HOME is not set.
     let data = dir.path().join("c-data");
@@ -1075,9 +1079,9 @@ fn c_post_observations_refuses_a_body_without_its_required_fields() {
         "/sessions",
         Some(json!({"id": "s-1", "project": "webapp", "directory": "/tmp"})),
     );
-    assert_eq!(status, 200, "{body}");
+    assert_eq!(status, 201, "{body}");
     let (status, body) = req(&server.addr, "POST", "/observations", Some(save));
-    assert_eq!(status, 200, "{body}");
+    assert_eq!(status, 201, "{body}");
     assert_eq!(body["project"], "webapp", "the session's project: {body}");
     // C cut a long observation at 50 KB; engram stores every word, as linked parts.
     let log: String = (0..6000)
@@ -1087,7 +1091,7 @@ fn c_post_observations_refuses_a_body_without_its_required_fields() {
     let long =
         json!({"session_id": "s-1", "title": "build log", "content": log, "type": "discovery"});
     let (status, body) = req(&server.addr, "POST", "/observations", Some(long));
-    assert_eq!(status, 200, "{body}");
+    assert_eq!(status, 201, "{body}");
     let mut ids = vec![body["id"].as_i64().unwrap()];
     ids.extend(
         body["parts"]
@@ -1115,6 +1119,15 @@ fn c_post_observations_refuses_a_body_without_its_required_fields() {
             serde_json::from_str(&engram_ok(&home, &["show", &id.to_string(), "--json"])).unwrap();
         joined.push_str(shown["memory"]["content"].as_str().unwrap());
     }
+    // C's error object is the body, not a string inside it.
+    let stray = json!({"session_id": "s-nobody", "title": "t", "content": "some text here"});
+    let (status, body) = req(&server.addr, "POST", "/observations", Some(stray));
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error_code"], "unknown_session", "{body}");
+    assert!(
+        body["error"].as_str().is_some_and(|e| !e.starts_with('{')),
+        "{body}"
+    );
     // C served no soft-deleted observation.
     let one = json!({"session_id": "s-1", "title": "gone", "content": "a fact soon deleted", "type": "discovery"});
     let (_, body) = req(&server.addr, "POST", "/observations", Some(one));
@@ -1379,7 +1392,7 @@ fn cs_api_reads_curl_bodies_and_its_export_imports_back_without_copies() {
         Some(json!({"id": "s-curl", "project": "shop"})),
         form,
     );
-    assert_eq!(status, 200, "{body}");
+    assert_eq!(status, 201, "{body}");
     let (status, body) = req_as(
         &addr,
         "POST",
@@ -1389,7 +1402,7 @@ fn cs_api_reads_curl_bodies_and_its_export_imports_back_without_copies() {
         ),
         form,
     );
-    assert_eq!(status, 200, "{body}");
+    assert_eq!(status, 201, "{body}");
     let (status, body) = req_as(&addr, "POST", "/sessions", None, form);
     assert!(status == 400 || status == 200, "{status} {body}");
     let (_, export) = req(&addr, "GET", "/export", None);

@@ -379,12 +379,12 @@ const PRIVATE_PROMPT: &str = "mango-77 is the gate code";
 fn alice_private_session(addr: &str, alice: &str) -> i64 {
     let body = json!({"id": PRIVATE_SESSION, "project": "private"}).to_string();
     let (status, _, reply) = http(addr, "/sessions", Some(alice), "", &body);
-    assert_eq!(status, 200, "{reply}");
+    assert_eq!(status, 201, "{reply}");
     let body =
         json!({"session_id": PRIVATE_SESSION, "content": PRIVATE_PROMPT, "project": "private"})
             .to_string();
     let (status, _, reply) = http(addr, "/prompts", Some(alice), "", &body);
-    assert_eq!(status, 200, "{reply}");
+    assert_eq!(status, 201, "{reply}");
     let v: Value = serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: {reply}"));
     v["id"]
         .as_i64()

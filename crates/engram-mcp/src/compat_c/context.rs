@@ -18,7 +18,7 @@ pub struct ContextArgs {
 /// C's context: its Recent Sessions, Recent User Prompts, Pinned and Recent Observations sections
 /// (C's `- [type] **title**: content` lines, the newest first), and C's stats footer, cut to `max_bytes` on a character boundary.
 /// Returns the text, the project and whether it was cut. Shared with the HTTP `/context`.
-pub(crate) fn c_context(
+pub fn c_context(
     store: &engram_store::Store,
     room: Option<String>,
     cwd: Option<PathBuf>,

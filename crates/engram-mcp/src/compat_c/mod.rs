@@ -19,8 +19,7 @@ mod relations;
 mod save;
 mod search;
 
-pub use context::ContextArgs;
-pub(crate) use context::c_context;
+pub use context::{ContextArgs, c_context};
 pub use context::{SessionEndArgs, SessionStartArgs, SessionSummaryArgs};
 pub use manage::{
     CompareArgs, CurrentProjectArgs, DeleteArgs, DoctorArgs, MergeProjectsArgs, NoArgs, ReviewArgs,

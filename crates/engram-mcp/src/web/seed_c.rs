@@ -75,11 +75,51 @@ fn error(e: ToolError) -> Response {
     } else {
         StatusCode::BAD_REQUEST
     };
-    let mut body = json!({ "error": e.message });
+    // One of C's own errors (`error_code`, `available_projects`, `hint`) is its object,
+    // its message the `error` (tester-c: it came as a JSON string inside `error`).
+    let mut body = match serde_json::from_str::<Value>(&e.message) {
+        Ok(Value::Object(mut o)) if o.contains_key("error_code") => {
+            let message = o.remove("message").unwrap_or_else(|| json!(e.message));
+            o.insert("error".into(), message);
+            Value::Object(o)
+        }
+        _ => json!({ "error": e.message }),
+    };
     if let Some(f) = e.field {
         body["field"] = json!(f);
     }
     (status, Json(body)).into_response()
+}
+
+/// A C write that creates something: `201 Created` with C's `id` and `status` beside the
+/// tool's answer (`POST /sessions`, `/observations`, `/prompts`).
+async fn created(
+    shared: Arc<Shared>,
+    name: &'static str,
+    args: Value,
+    status: &'static str,
+) -> Response {
+    let Some(spec) = compat_c::tools().into_iter().find(|t| t.name == name) else {
+        return error(ToolError::field("body", format!("no tool {name}")));
+    };
+    let session = (name == "mem_session_start")
+        .then(|| args.get("id").cloned())
+        .flatten();
+    let r = run(shared, false, move |ctx| {
+        let mut v = (spec.call)(ctx, args)?;
+        if let Some(id) = session {
+            v["id"] = id;
+        }
+        v["status"] = json!(status);
+        Ok(v)
+    })
+    .await;
+    if r.status() == StatusCode::OK {
+        let (mut parts, body) = r.into_parts();
+        parts.status = StatusCode::CREATED;
+        return Response::from_parts(parts, body);
+    }
+    r
 }
 
 /// Runs a C tool adapter on a blocking thread (the store is synchronous).
@@ -212,7 +252,7 @@ fn c_project(mut v: Value) -> Value {
 }
 
 async fn session_start(State(s): S, CBody(body): CBody) -> Response {
-    tool(s, "mem_session_start", body).await
+    created(s, "mem_session_start", body, "created").await
 }
 
 async fn session_end(State(s): S, Path(id): Path<String>, CBody(body): CBody) -> Response {
@@ -265,7 +305,7 @@ async fn observation_save(State(s): S, CBody(body): CBody) -> Response {
             ));
         }
     }
-    tool(s, "mem_save", Value::Object(o)).await
+    created(s, "mem_save", Value::Object(o), "saved").await
 }
 
 async fn observation_passive(State(s): S, CBody(body): CBody) -> Response {
@@ -399,7 +439,7 @@ async fn timeline(State(s): S, Query(p): Params) -> Response {
 }
 
 async fn prompt_save(State(s): S, CBody(body): CBody) -> Response {
-    tool(s, "mem_save_prompt", body).await
+    created(s, "mem_save_prompt", body, "saved").await
 }
 
 async fn prompts_recent(State(s): S, Query(p): Params) -> Response {
