@@ -33,14 +33,16 @@ pub struct Stated<'a> {
 impl<'a> Stated<'a> {
     /// A memory as the check reads it. An episode (a turn of a conversation, as said
     /// then) records what was said, not what is true now: it never conflicts, so a chat
-    /// log's many first-person turns are not reordered by date.
+    /// log's many first-person turns are not reordered by date. Nor does a handoff: each
+    /// records where one session stood (tester-a: every handoff conflicted with the rest).
     pub fn of(m: &'a crate::Memory) -> Stated<'a> {
         Stated {
             id: m.id,
             text: &m.content,
             room: &m.room,
             at: m.valid_from,
-            active: m.tier == crate::Tier::Active && m.kind != crate::Kind::Episode,
+            active: m.tier == crate::Tier::Active
+                && !matches!(m.kind, crate::Kind::Episode | crate::Kind::Handoff),
         }
     }
 }

@@ -163,7 +163,11 @@ fn episodes_never_conflict() {
         }))
         .unwrap()
     };
-    for (kind, conflicts) in [(crate::Kind::Fact, true), (crate::Kind::Episode, false)] {
+    for (kind, conflicts) in [
+        (crate::Kind::Fact, true),
+        (crate::Kind::Episode, false),
+        (crate::Kind::Handoff, false),
+    ] {
         let a = memory(1, "My editor is Vim.", kind);
         let b = memory(2, "My editor is Helix.", kind);
         let r = newer_first(&[Stated::of(&a), Stated::of(&b)]);

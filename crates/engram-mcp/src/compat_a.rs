@@ -242,11 +242,9 @@ fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let msg = match out.action {
         RememberAction::Created => format!("Stored new memory (id={})", out.id),
         RememberAction::Reinforced => format!("Reinforced existing memory (id={})", out.id),
-        RememberAction::Superseded => format!(
-            "Replaced contradicting memory (id={}); new memory id={}",
-            out.touched.last().copied().unwrap_or(out.id),
-            out.id
-        ),
+        // A overwrote the old row, so its message names the memory that now holds the
+        // text: engram's new one (the one it replaced is `replaced_id`; tester-a).
+        RememberAction::Superseded => format!("Replaced contradicting memory (id={})", out.id),
         RememberAction::Merged => format!("Merged into existing memory (id={})", out.id),
         RememberAction::Updated => format!("Updated topic memory (id={})", out.id),
     };
@@ -255,6 +253,11 @@ fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     }
     let mut v =
         json!({ "result": msg, "memory_id": out.id, "action": out.action, "room": out.room });
+    if out.action == RememberAction::Superseded
+        && let Some(old) = out.touched.last()
+    {
+        v["replaced_id"] = json!(old);
+    }
     if let Some(w) = warning {
         v["warning"] = json!(w);
     }

@@ -56,6 +56,8 @@ pub struct Cluster {
     pub ids: Vec<MemoryId>,
     /// The first 120 characters of each member, in `ids` order.
     pub excerpts: Vec<String>,
+    /// Each member's whole text, in `ids` order (B's `contents`: what an agent summarises).
+    pub contents: Vec<String>,
 }
 
 pub use crate::storage::rows::Judgment;
@@ -290,13 +292,17 @@ impl Store {
                 // Two releases, invoices or tickets that differ only in their identifiers are
                 // two things, as on the write path: folding one into the other would lose it.
                 // Episodes differ by the day they happened: a date alone never keeps them
-                // apart (tester-b: B's dated session episodes never clustered).
-                let differ = if m.kind == Kind::Episode {
-                    engram_core::identifiers::differ_but_dates
+                // apart (tester-b: B's dated session episodes never clustered). Offered to
+                // an agent to summarise (B's candidates: the episodes stay, archived and
+                // linked), a recurring task's episodes cluster whatever their versions.
+                let two_things = if m.kind != Kind::Episode {
+                    engram_core::identifiers::differ(&m.content, &n.memory.content).is_some()
+                } else if episodes_only_older_than {
+                    false
                 } else {
-                    engram_core::identifiers::differ
+                    engram_core::identifiers::differ_but_dates(&m.content, &n.memory.content)
+                        .is_some()
                 };
-                let two_things = differ(&m.content, &n.memory.content).is_some();
                 if close && !at_odds && !two_things && (kind.is_some() || n.memory.kind == m.kind) {
                     cluster.push(id);
                 }
@@ -503,15 +509,20 @@ impl Store {
                 if ids.len() < min_size {
                     continue;
                 }
-                let excerpts = self
+                let contents: Vec<String> = self
                     .load_many(&ids)?
                     .into_iter()
-                    .map(|m| m.content.chars().take(120).collect())
+                    .map(|m| m.content)
+                    .collect();
+                let excerpts = contents
+                    .iter()
+                    .map(|c| c.chars().take(120).collect())
                     .collect();
                 out.push(Cluster {
                     room: room.clone(),
                     ids,
                     excerpts,
+                    contents,
                 });
             }
         }

@@ -89,6 +89,10 @@ impl Store {
 /// an `explicit` link to part 1.
 pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
     let mut out = Vec::with_capacity(batch.memories.len());
+    // The later parts go after every whole record, without a source id of their own: a
+    // source's ids are kept where free, and a part taking the next one would shift every
+    // later record's id (tester-a: A's ids after a 100 KB memory were off by one).
+    let mut later_parts = Vec::new();
     for im in std::mem::take(&mut batch.memories) {
         if im.memory.content.len() <= MAX_CONTENT_BYTES {
             out.push(im);
@@ -128,6 +132,7 @@ pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
                 crate::transfer::derived_uid(m.created_at, &format!("{first_uid}/part{}", i + 1));
             m.title = None;
             m.topic_key = None;
+            m.id = 0;
             batch.links.push(crate::transfer::LinkRow {
                 src: m.uid.clone(),
                 dst: first_uid.clone(),
@@ -137,8 +142,14 @@ pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
                 updated_at: m.created_at,
                 note: Some("part of one long text".into()),
             });
-            out.push(crate::transfer::ImportedMemory::new(m));
+            later_parts.push(crate::transfer::ImportedMemory::new(m));
         }
     }
+    out.extend(later_parts);
     batch.memories = out;
+}
+
+/// Whether an imported record is a later part of a long text ([`split_long_imports`]).
+pub(crate) fn is_later_part(m: &engram_core::Memory) -> bool {
+    m.metadata.get("part_of").is_some()
 }

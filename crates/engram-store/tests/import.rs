@@ -383,6 +383,39 @@ fn from_a_jsonl() {
     assert!(again.created.values().all(|n| *n == 0), "{again:?}");
 }
 
+/// A record over engram's content limit (A took 100 KB) is split into linked parts, and
+/// the later parts take no source id: every A id after it is still that memory's
+/// (tester-a: they were all off by one, so `update_memory 6` changed memory 5's text).
+#[test]
+fn a_long_record_keeps_every_later_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.jsonl");
+    let long = "design doc paragraph. ".repeat(4_000);
+    let row = |id: i64, content: &str| {
+        serde_json::json!({"id": id, "user_id": "default", "content": content, "importance": 0.5,
+                           "category": "fact", "recall_count": 0, "created_at": "2025-06-01 12:00:00",
+                           "metadata": {}})
+        .to_string()
+    };
+    std::fs::write(
+        &f,
+        [
+            row(5, &long),
+            row(6, "Short memory six"),
+            row(7, "Short memory seven"),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let mut store = open(&dir.path().join("store"));
+    let r = import(&mut store, Source::AJsonl, &f);
+    assert!(r.created_count("memories") >= 4, "{r:?}");
+    let get = |id: i64| store.get(&engram_core::memory::IdRef::Id(id)).unwrap();
+    assert!(get(5).content.starts_with("design doc"));
+    assert_eq!(get(6).content, "Short memory six");
+    assert_eq!(get(7).content, "Short memory seven");
+}
+
 /// A's `graph.json` (NetworkX node-link data, its edges written both ways) beside the
 /// table: its edges between imported memories become links, an edge to a memory not in
 /// the table is named in a warning, importing again creates nothing, and a file that is not

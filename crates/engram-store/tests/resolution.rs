@@ -748,10 +748,12 @@ fn dated_episodes_of_one_task_cluster_without_a_model() {
     let mut f = Fixture::new();
     let ids: Vec<i64> = ["2026-10-11", "2026-10-12", "2026-10-14"]
         .iter()
-        .map(|d| {
+        .enumerate()
+        .map(|(i, d)| {
             f.put_with(RememberRequest {
+                // A weekly task: its release number moves too (tester-b).
                 content: format!(
-                    "Session ({d}, webapp): Rotated the staging TLS certificate and restarted the ingress."
+                    "Session ({d}, webapp): Released v1.2.{i}, rotated the staging TLS certificate and restarted the ingress."
                 ),
                 kind: Some(Kind::Episode),
                 resolve: Some(false),
@@ -764,6 +766,11 @@ fn dated_episodes_of_one_task_cluster_without_a_model() {
     let c = f.store.consolidation_candidates(None).unwrap();
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].ids, ids);
+    // B's `contents`: each whole text, for the agent to summarise.
+    assert!(
+        c[0].contents[0].ends_with("restarted the ingress."),
+        "{c:?}"
+    );
 }
 
 /// Two statements of one slot with other values are never folded into one, and neither

@@ -223,6 +223,16 @@ fn a_vault_in_bs_format_is_bs_layout_and_rebuilds_the_database() {
     };
     let mut store = open_b(dir.path());
     let ids = populate(&mut store);
+    // B's least important (1 of 10) comes back as itself, not as the most important.
+    remember(
+        &mut store,
+        RememberRequest {
+            content: "A trivial note about the coffee machine".into(),
+            importance: Some(0.1),
+            ..Default::default()
+        },
+    );
+    store.sync_vault().unwrap();
     let before = snapshot(&store);
     let root = dir.path().join("memories");
     let rel: Vec<String> = md_files(&root)
@@ -250,13 +260,28 @@ fn a_vault_in_bs_format_is_bs_layout_and_rebuilds_the_database() {
         assert!(text.contains(&key), "{key:?} in {text}");
     }
     assert!(!text.contains("\nuid: "), "{text}");
+    // B's tiers, and B's plain links beside engram's typed ones.
+    let old_pref = store.get(&IdRef::Id(ids[2])).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &old_pref.uid[20..].to_lowercase())).unwrap();
+    assert!(text.contains("tier: superseded\n"), "{text}");
+    let trashed = store.get(&IdRef::Id(ids[4])).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &trashed.uid[20..].to_lowercase())).unwrap();
+    assert!(text.contains("tier: trash\n"), "{text}");
+    let episode = store.get(&IdRef::Id(ids[1])).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &episode.uid[20..].to_lowercase())).unwrap();
+    let decision = store.get(&IdRef::Id(ids[0])).unwrap();
+    assert!(
+        text.contains(&format!("links:\n  - \"[[{}]]\"\n", decision.uid)),
+        "{text}"
+    );
+    assert!(text.contains("engram_links:\n"), "{text}");
     drop(store);
     for f in ["engram.db", "engram.db-wal", "engram.db-shm"] {
         let _ = std::fs::remove_file(dir.path().join(f));
     }
     let mut store = open_b(dir.path());
     let report = store.reindex_vault(&mut |_, _| {}).unwrap();
-    assert_eq!(report.restored, 5, "{report:?}");
+    assert_eq!(report.restored, 6, "{report:?}");
     assert!(report.warnings.is_empty(), "{report:?}");
     let after = snapshot(&store);
     assert_eq!(before.0, after.0, "every memory field comes back");

@@ -26,7 +26,7 @@ pub fn bare() -> anyhow::Result<()> {
 
 /// The profile a bare `engram` serves: the `tools` setting (`ENGRAM_TOOLS`) when set,
 /// else `compat-a` when seed A's data sits in the home (`memories.duckdb`, `graph.json`:
-/// A kept them in `~/.engram` too), else `core`.
+/// A kept them in `~/.engram` too) or was imported into the store, else `core`.
 fn bare_profile(configured: &str, home: &Home) -> String {
     let configured = configured.trim();
     if !configured.is_empty() {
@@ -34,8 +34,15 @@ fn bare_profile(configured: &str, home: &Home) -> String {
     }
     let a_data = ["memories.duckdb", "graph.json"]
         .iter()
-        .any(|f| home.root.join(f).exists());
+        .any(|f| home.root.join(f).exists())
+        || a_imported();
     if a_data { "compat-a" } else { "core" }.to_string()
+}
+
+/// Whether the store took in seed A's data (`import --from a-jsonl`): an A user whose A
+/// files were moved away after the import still runs A's tools (tester-a).
+fn a_imported() -> bool {
+    crate::open::open_store().is_ok_and(|s| s.seed_a_imported().ok().flatten().is_some())
 }
 
 /// The `doctor` tool's report: the same rows as `engram doctor`; `ok` is false when any

@@ -582,6 +582,27 @@ fn serve_picks_compat_a_when_as_data_is_in_the_home() {
     let (core, compat_a) = (tools_served(&plain), tools_served(&a));
     assert!(core.contains("(7 tools)"), "{core}");
     assert!(compat_a.contains("(15 tools)"), "{compat_a}");
+    // Imported, A's user still gets A's tools with A's files moved away (tester-a).
+    let imported = dir.path().join("imported");
+    std::fs::create_dir_all(&imported).unwrap();
+    let rows = imported.join("a.jsonl");
+    std::fs::write(
+        &rows,
+        r#"{"id":1,"user_id":"default","content":"Prefer pytest fixtures","importance":0.7,"category":"strategy","recall_count":4,"created_at":"2025-06-01 12:00:00","metadata":{}}"#,
+    )
+    .unwrap();
+    let out = command(&imported)
+        .args(["import", "--no-embed"])
+        .arg(&rows)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let served = tools_served(&imported);
+    assert!(served.contains("(15 tools)"), "{served}");
 }
 
 /// A second server on a port another one holds exits 2 (a usage error, as seed A's server

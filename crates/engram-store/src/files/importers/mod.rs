@@ -97,9 +97,15 @@ impl Source {
         if path.is_dir() {
             return Source::B;
         }
-        let mut head = Vec::with_capacity(4096);
+        // The first line whole (A's rows carry a 768-float embedding before their other
+        // columns: about 8 KB), up to 1 MiB.
+        let mut head = Vec::with_capacity(16 * 1024);
         if let Ok(f) = std::fs::File::open(path) {
-            let _ = f.take(4096).read_to_end(&mut head);
+            let mut r = std::io::BufReader::new(f.take(1 << 20));
+            let _ = std::io::BufRead::read_until(&mut r, b'\n', &mut head);
+            if head.len() < 4096 {
+                let _ = r.take(4096).read_to_end(&mut head);
+            }
         }
         if head.starts_with(b"SQLite format 3\0") {
             return Source::CDb;

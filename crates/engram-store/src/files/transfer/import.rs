@@ -129,6 +129,9 @@ impl Store {
             let mut report = ImportReport::default();
             let mut created: HashSet<MemoryId> = HashSet::new();
             let mut waiting = (Vec::new(), Vec::new());
+            // Later parts of long texts wait for the end: the source's ids of every chunk
+            // are taken first (see `parts::split_long_imports`).
+            let mut parts = Vec::new();
             let mut sink = |mut chunk: Chunk, at: (u64, u64)| -> Result<()> {
                 super::redact_records(&mut chunk.batch);
                 crate::parts::split_long_imports(&mut chunk.batch);
@@ -136,7 +139,11 @@ impl Store {
                     crate::importers::put_in_room(&mut chunk.batch, r);
                 }
                 report.take_warnings(&mut chunk.batch);
-                for im in &chunk.batch.memories {
+                let (later, whole): (Vec<_>, Vec<_>) = std::mem::take(&mut chunk.batch.memories)
+                    .into_iter()
+                    .partition(|im| crate::parts::is_later_part(&im.memory));
+                parts.extend(later);
+                for im in &whole {
                     created.extend(import_memory(tx, im, now, &actr, &mut report)?);
                 }
                 import_late(tx, std::mem::take(&mut chunk.late), &created, &mut report)?;
@@ -153,6 +160,9 @@ impl Store {
                 Ok(())
             };
             feed(&mut sink)?;
+            for im in &parts {
+                created.extend(import_memory(tx, im, now, &actr, &mut report)?);
+            }
             import_links(tx, &waiting.0, &mut report)?;
             import_judgments(tx, &waiting.1, &mut report)?;
             Ok(report)

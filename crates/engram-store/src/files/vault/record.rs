@@ -122,7 +122,8 @@ fn link_ref(v: &Value, line: usize) -> Result<LinkRef, ParseError> {
 /// Reads a parsed file into a record. `type` (seed B) is read as `kind`, and `id` as the
 /// uid when it is a ULID (B's ids are); an integer importance is on B's 1–10 scale. A file
 /// engram wrote in B's format keeps its exact values in `engram_id`, `engram_importance`
-/// and `engram_tier` (B's keys round them), which win.
+/// and `engram_tier` (B's keys round them), which win, and its typed links in
+/// `engram_links` beside B's plain `links`.
 pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
     let mut r = FileRecord {
         content: doc.body.clone(),
@@ -180,6 +181,9 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
             }
             "importance" => {
                 let v = match &f.value {
+                    // engram writes 0–1 as a float ("1.0"): an integer in a file is B's
+                    // 1–10, 1 included (tester-b: B's least important read as the most).
+                    Value::Int(i) if (1..=10).contains(i) => Ok(*i as f64 / 10.0),
                     Value::Int(i) => engram_core::importance::from_number(*i as f64, true),
                     Value::Float(x) => engram_core::importance::from_number(*x, false),
                     Value::Null => continue,
@@ -230,15 +234,23 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
                     _ => return Err(perr(line, k, "expected a JSON object")),
                 })
             }
-            "links" => {
-                r.links = Some(match &f.value {
+            "links" | "engram_links" => {
+                let listed: Vec<LinkRef> = match &f.value {
                     Value::Null => Vec::new(),
                     Value::List(items) => items
                         .iter()
                         .map(|i| link_ref(i, line))
                         .collect::<Result<_, _>>()?,
                     v => vec![link_ref(v, line)?],
-                })
+                };
+                // A file in B's format lists plain `links` for B and every typed link in
+                // `engram_links`: the two together, a link B added by hand included.
+                let all = r.links.get_or_insert_with(Vec::new);
+                for l in listed {
+                    if !all.iter().any(|a| a.target == l.target && a.kind == l.kind) {
+                        all.push(l);
+                    }
+                }
             }
             // Anything else (Obsidian's aliases, cssclasses, a user's own keys) is left alone.
             _ => {}

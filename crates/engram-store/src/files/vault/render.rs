@@ -156,7 +156,7 @@ pub fn add_evidence(text: String, evidence: &[crate::evidence::Evidence]) -> Str
 /// Seed B's layout and front matter ([`engram_core::config::VaultFormat::B`]), for a
 /// vault that is B's folder: B on another machine, or a tool keyed on B's front matter,
 /// still reads every file engram writes there. What B has no key for is kept in keys B
-/// ignores (`kind`, `title`, `engram_id`, `engram_importance`, `engram_tier`, …), so
+/// ignores (`kind`, `title`, `engram_id`, `engram_importance`, `engram_links`, …), so
 /// engram reads the file back as it wrote it.
 pub mod seed_b {
     use super::*;
@@ -220,22 +220,35 @@ pub mod seed_b {
         s.push_str(&format!("tags: [{}]\n", tags.join(", ")));
         s.push_str(&format!("importance: {}\n", b_importance(m.importance)));
         s.push_str(&format!("source: {}\n", quote(&m.source)));
+        // B's four tiers: hot, cold, superseded, trash.
         let tier = match m.tier {
+            Tier::Active => "hot",
             Tier::Archived => "cold",
-            _ => "hot",
+            Tier::Superseded => "superseded",
+            Tier::Trash => "trash",
         };
         s.push_str(&format!("tier: {tier}\n"));
         s.push_str(&format!("room: {}\n", quote(&m.room)));
-        if links.is_empty() {
+        // B's `links` are plain `[[<id>]]`, once each, for the links a user made; every
+        // typed link (with its kind and weight) is in `engram_links`, which engram reads.
+        let mut plain: Vec<&str> = Vec::new();
+        for (uid, kind, _) in links {
+            if *kind == LinkKind::Explicit && !plain.contains(&uid.as_str()) {
+                plain.push(uid);
+            }
+        }
+        if plain.is_empty() {
             s.push_str("links: []\n");
         } else {
             s.push_str("links:\n");
+            for uid in plain {
+                s.push_str(&format!("  - {}\n", quote(&format!("[[{uid}]]"))));
+            }
+        }
+        if !links.is_empty() {
+            s.push_str("engram_links:\n");
             for (uid, kind, w) in links {
-                let link = if *kind == LinkKind::Explicit && (*w - 1.0).abs() < 1e-9 {
-                    format!("[[{uid}]]")
-                } else {
-                    format!("[[{uid}|{kind} {}]]", fmt_weight(*w))
-                };
+                let link = format!("[[{uid}|{kind} {}]]", fmt_weight(*w));
                 s.push_str(&format!("  - {}\n", quote(&link)));
             }
         }
@@ -247,9 +260,6 @@ pub mod seed_b {
         }
         if (b_importance(m.importance) as f64 / 10.0 - m.importance).abs() > 1e-9 {
             s.push_str(&format!("engram_importance: {}\n", fmt_float(m.importance)));
-        }
-        if !matches!(m.tier, Tier::Active | Tier::Archived | Tier::Trash) {
-            s.push_str(&format!("engram_tier: {}\n", m.tier));
         }
         if let Some(t) = &m.topic_key {
             s.push_str(&format!("topic_key: {}\n", quote(t)));
