@@ -177,6 +177,9 @@ pub struct Dialect {
     /// Replies name memories by their ULID and tiers `hot`/`cold`, as B's did
     /// ([`crate::compat_b_reply`]), and `tools/list` names arguments as B's did.
     pub b_replies: bool,
+    /// A refused call answers A's error JSON (`{"ok": false, "error": …}`) as its text,
+    /// which A's clients parse (the `compat-a` profile).
+    pub a_errors: bool,
 }
 
 impl Dialect {
@@ -187,6 +190,12 @@ impl Dialect {
         not_found_as_status: false,
         duplicates_only: false,
         b_replies: false,
+        a_errors: false,
+    };
+    /// Seed A's clients (the `compat-a` profile): engram's tools' ways, A's error shape.
+    pub const SEED_A: Dialect = Dialect {
+        a_errors: true,
+        ..Dialect::NATIVE
     };
     /// Seed B's clients (the `compat-b` profile).
     pub const SEED_B: Dialect = Dialect {
@@ -195,12 +204,17 @@ impl Dialect {
         not_found_as_status: true,
         duplicates_only: true,
         b_replies: true,
+        a_errors: false,
     };
 
-    /// The dialect of a `--tools` value: seed B's when it names `compat-b`.
+    /// The dialect of a `--tools` value: seed B's when it names `compat-b`, seed A's
+    /// when it names `compat-a`.
     pub fn for_profile(profile: &str) -> Dialect {
-        if profile.split(',').any(|p| p.trim() == "compat-b") {
+        let named = |name: &str| profile.split(',').any(|p| p.trim() == name);
+        if named("compat-b") {
             Dialect::SEED_B
+        } else if named("compat-a") {
+            Dialect::SEED_A
         } else {
             Dialect::NATIVE
         }
@@ -268,5 +282,6 @@ mod tests {
         assert_eq!(room(None, &Some(PathBuf::from("/p")), Some("srv")), None);
         assert_eq!(Dialect::for_profile("core, compat-b"), Dialect::SEED_B);
         assert_eq!(Dialect::for_profile("compat-c"), Dialect::NATIVE);
+        assert!(Dialect::for_profile("compat-a").a_errors);
     }
 }

@@ -210,7 +210,7 @@ fn restore_checkpoint(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                 room.as_deref(),
                 a.place.cwd.as_deref(),
             )?;
-            match ctx.store.current_task(&scope)? {
+            match ctx.store.task_to_restore(&scope)? {
                 Some(t) => t.task_id,
                 None => {
                     return Err(ToolError::field(

@@ -541,6 +541,7 @@ impl Shared {
         };
         match self.run_tool(spec, args, client, self.dialect, user) {
             Ok(v) => CallToolResult::structured(v),
+            Err(e) if self.dialect.a_errors => a_error_result(e.field, e.message),
             Err(e) => error_result(e.field, e.message),
         }
     }
@@ -656,6 +657,15 @@ fn store_error(e: engram_store::Error) -> tools::ToolError {
         field: None,
         message: format!("the engram store cannot serve this call: {e}"),
     }
+}
+
+/// Seed A's error: `{"ok": false, "error": …}` as the text, which A's clients parse, with
+/// the field at fault beside (and engram's structured error as for every profile).
+fn a_error_result(field: Option<String>, message: String) -> CallToolResult {
+    let text = serde_json::json!({ "ok": false, "error": message, "field": field }).to_string();
+    let mut r = error_result(field, message);
+    r.content = vec![ContentBlock::text(text)];
+    r
 }
 
 fn error_result(field: Option<String>, message: String) -> CallToolResult {

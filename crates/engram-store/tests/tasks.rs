@@ -203,3 +203,37 @@ fn tasks_change_in_place_and_refusals_name_the_field() {
         "status"
     );
 }
+
+/// A restore that names no task restores the most recently updated open task that has a
+/// checkpoint: another task's later status change, with no checkpoint of its own, does
+/// not make the restore fail (tester-a).
+#[test]
+fn a_restore_without_a_task_finds_the_task_with_checkpoints() {
+    let (mut s, clock, _dir) = store();
+    let a = task(&mut s, "search");
+    s.handoff(HandoffRequest {
+        summary: "indexing done".into(),
+        task_id: Some(a),
+        origin: origin(),
+        ..Default::default()
+    })
+    .unwrap();
+    let b = task(&mut s, "billing");
+    clock.advance(1000);
+    s.update_task(
+        b,
+        TaskChange {
+            status: Some("in_progress".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let scope = engram_store::rooms::scope(s.config(), Some("app"), None).unwrap();
+    assert_eq!(s.current_task(&scope).unwrap().unwrap().task_id, b);
+    let t = s.task_to_restore(&scope).unwrap().unwrap();
+    assert_eq!(t.task_id, a);
+    assert!(
+        s.restore_checkpoint(t.task_id, None, RestoreMode::Selective)
+            .is_ok()
+    );
+}

@@ -314,6 +314,19 @@ fn seed_as_rest_api_is_served_beside_mcp() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
+    // A refused call answers A's error JSON, which A's clients parse (tester-a).
+    let r = mcp.call(
+        "update_memory",
+        json!({"memory_id": 99_999, "new_content": "x"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap())
+        .unwrap_or_else(|e| panic!("{e}: {r}"));
+    assert_eq!(text["ok"], false, "{text}");
+    assert!(
+        text["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{text}"
+    );
     for t in [
         "create_task",
         "update_task",

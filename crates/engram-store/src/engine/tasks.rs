@@ -431,6 +431,28 @@ impl Store {
             .find(|t| task::task_is_open(&t.status)))
     }
 
+    /// The task a `restore_checkpoint` without a task id restores: the most recently
+    /// updated open task that has a checkpoint, else the current task (whose restore then
+    /// says it has none). A task touched since its last checkpoint (a status update) with
+    /// no checkpoint of its own does not hide the one that has them (tester-a).
+    pub fn task_to_restore(&self, scope: &RoomScope) -> Result<Option<Task>> {
+        let open: Vec<Task> = self
+            .tasks(scope, None, usize::MAX)?
+            .into_iter()
+            .filter(|t| task::task_is_open(&t.status))
+            .collect();
+        for t in &open {
+            let members = self.task_members(t.task_id)?;
+            if members
+                .iter()
+                .any(|m| as_checkpoint(t.task_id, m).is_some())
+            {
+                return Ok(Some(t.clone()));
+            }
+        }
+        Ok(open.into_iter().next())
+    }
+
     /// A's `restore_checkpoint`: the state at checkpoint `version` (the latest when absent)
     /// and the task's memories up to it that `mode` brings back.
     pub fn restore_checkpoint(
