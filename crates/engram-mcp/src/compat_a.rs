@@ -197,6 +197,9 @@ pub struct StoreMemoryArgs {
     pub place: Place,
 }
 
+/// Seed A's content limit (100 KB).
+const A_CONTENT_MAX: usize = 100 * 1024;
+
 fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: StoreMemoryArgs = parse(args)?;
     // A maps an unknown category to `fact`; engram does the same but says so.
@@ -223,13 +226,18 @@ fn store_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             let id = t.as_i64().ok_or_else(|| {
                 ToolError::field("metadata.task_id", format!("{t} is not a task id"))
             })?;
-            ctx.store
+            // A's own task id (an imported task) names the task as engram's does.
+            let task = ctx
+                .store
                 .task(id)
                 .map_err(|e| ToolError::field("metadata.task_id", ToolError::from(e).message))?;
-            Some(id)
+            Some(task.task_id)
         }
     };
-    let out = ctx.store.remember(RememberRequest {
+    // A took up to 100 KB; what engram's 64 KiB limit would refuse is stored whole as
+    // linked parts (a capture), and only what A refused is refused.
+    engram_core::limits::check_len("content", &a.content, A_CONTENT_MAX)?;
+    let out = ctx.store.remember_capture(RememberRequest {
         content: a.content,
         kind: Some(kind),
         importance: Some(a.importance),

@@ -314,6 +314,23 @@ fn seed_as_rest_api_is_served_beside_mcp() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
+    // A took up to 100 KB: a 70 KB memory is stored (as linked parts), 101 KB is refused.
+    let long = "a design note line. ".repeat(3_600);
+    let r = mcp.call("store_memory", json!({"content": long, "importance": 0.5}));
+    assert_ne!(
+        r["isError"],
+        true,
+        "{}",
+        r.to_string().chars().take(300).collect::<String>()
+    );
+    let huge = "x".repeat(101 * 1024);
+    let r = mcp.call("store_memory", json!({"content": huge, "importance": 0.5}));
+    assert_eq!(r["isError"], true);
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains("102400"),
+        "{}",
+        r["content"][0]["text"]
+    );
     // A refused call answers A's error JSON, which A's clients parse (tester-a).
     let r = mcp.call(
         "update_memory",
