@@ -339,6 +339,8 @@ fn subagent_stop(home: &Home, config: engram_core::Config, input: &Value) -> any
     if items.is_empty() {
         return Ok(());
     }
+    // C's captures never supersede by themselves (see compat-c's `mem_capture_passive`).
+    let supersede = config.compat_c_auto_supersede;
     let mut store = Store::open(&home.db_path(), config)?;
     for item in items {
         let title: String = item.chars().take(60).collect();
@@ -351,6 +353,7 @@ fn subagent_stop(home: &Home, config: engram_core::Config, input: &Value) -> any
             source: Some("subagent-stop".into()),
             session_id: field(input, "session_id").map(str::to_string),
             metadata: Some(json!({ "c_type": "passive" })),
+            supersede: Some(supersede),
             ..Default::default()
         })?;
     }
@@ -777,6 +780,11 @@ fn session_end(
     if h.consolidate_nudge || h.skill_nudge {
         count_clusters(home, &mut store)?;
     }
+    // The episode's file now, not at the next command: a synced folder's other machine
+    // sees the session when it ends (tester-b).
+    if let Err(e) = store.sync_vault() {
+        eprintln!("warning: vault: {e}");
+    }
     Ok(())
 }
 
@@ -817,6 +825,9 @@ fn pre_compact(
         metadata: Some(json!({ "agent": agent.name(), "transcript_path": path, "trigger": field(input, "trigger") })),
         ..Default::default()
     })?;
+    if let Err(e) = store.sync_vault() {
+        eprintln!("warning: vault: {e}");
+    }
     Ok(())
 }
 

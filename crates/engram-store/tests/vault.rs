@@ -249,7 +249,7 @@ fn a_vault_in_bs_format_is_bs_layout_and_rebuilds_the_database() {
     assert!(rel.iter().any(|r| r.starts_with("episodes/20")), "{rel:?}");
     assert!(rel.iter().any(|r| r.starts_with("_trash/")), "{rel:?}");
     let decision = store.get(&IdRef::Id(ids[0])).unwrap();
-    let text = std::fs::read_to_string(file_of(&root, &decision.uid[20..].to_lowercase())).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &decision.uid[20..])).unwrap();
     for key in [
         format!("id: {}\n", decision.uid),
         "type: knowledge\n".into(),
@@ -262,13 +262,13 @@ fn a_vault_in_bs_format_is_bs_layout_and_rebuilds_the_database() {
     assert!(!text.contains("\nuid: "), "{text}");
     // B's tiers, and B's plain links beside engram's typed ones.
     let old_pref = store.get(&IdRef::Id(ids[2])).unwrap();
-    let text = std::fs::read_to_string(file_of(&root, &old_pref.uid[20..].to_lowercase())).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &old_pref.uid[20..])).unwrap();
     assert!(text.contains("tier: superseded\n"), "{text}");
     let trashed = store.get(&IdRef::Id(ids[4])).unwrap();
-    let text = std::fs::read_to_string(file_of(&root, &trashed.uid[20..].to_lowercase())).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &trashed.uid[20..])).unwrap();
     assert!(text.contains("tier: trash\n"), "{text}");
     let episode = store.get(&IdRef::Id(ids[1])).unwrap();
-    let text = std::fs::read_to_string(file_of(&root, &episode.uid[20..].to_lowercase())).unwrap();
+    let text = std::fs::read_to_string(file_of(&root, &episode.uid[20..])).unwrap();
     let decision = store.get(&IdRef::Id(ids[0])).unwrap();
     assert!(
         text.contains(&format!("links:\n  - \"[[{}]]\"\n", decision.uid)),

@@ -656,6 +656,10 @@ fn session_end_encodes_once_and_pre_compact_captures() {
             "SessionEnd prints nothing"
         );
     }
+    // The episode's vault file is written by the hook itself, before any other command
+    // (a synced folder's other machine sees the session when it ends; tester-b).
+    let episode_files = walk_md(&f.engram.join("memories"));
+    assert_eq!(episode_files.len(), 1, "{episode_files:?}");
     let eps = episodes(&f);
     assert_eq!(eps.len(), 1, "{eps:#?}");
     let content = eps[0]["content"].as_str().unwrap();
@@ -695,4 +699,24 @@ fn session_end_encodes_once_and_pre_compact_captures() {
             .unwrap()
             .starts_with("Before compaction")
     }));
+}
+
+/// The Markdown files under `dir`, recursively.
+fn walk_md(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out
 }

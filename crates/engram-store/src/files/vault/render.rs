@@ -201,7 +201,7 @@ pub mod seed_b {
             .into_iter()
             .rev()
             .collect();
-        format!("{base}-{}", tail.to_lowercase())
+        format!("{base}-{tail}")
     }
 
     /// B's 1–10 importance for engram's 0–1 (B's rubric: 0.1 per step).
