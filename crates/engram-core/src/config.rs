@@ -46,6 +46,9 @@ pub struct Config {
     /// Relevance added to what the one speaker a question asks about said (a name in the
     /// question, or the asker for a question in the first person); 0 turns it off.
     pub w_speaker: f64,
+    /// A query asking for a summary or an ordering gives a result's places to one hit per
+    /// session first (`engram_core::coverage`); `false` keeps plain score order.
+    pub coverage_spread: bool,
     /// The embedding model: a known name (`all-MiniLM-L6-v2`, `multilingual-e5-small`), a
     /// folder, or `none` for lexical search only. `ENGRAM_MODEL` overrides it.
     pub model: String,
@@ -211,6 +214,7 @@ impl Default for Config {
             w_lexical: 0.6,
             w_session: 0.6,
             w_speaker: 0.1,
+            coverage_spread: true,
             model: "all-MiniLM-L6-v2".to_string(),
             tools: String::new(),
             http_token: String::new(),

@@ -9,6 +9,7 @@ pub mod activity;
 pub mod config;
 pub mod conflicts;
 pub mod contradiction;
+pub mod coverage;
 pub mod curve;
 pub mod dynamics;
 pub mod embed;

@@ -235,6 +235,16 @@ impl Store {
             }
             kept.push((h, m));
         }
+        // A summary or an ordering asks for the topic across sessions: one hit per session
+        // takes the places first (`engram_core::coverage`).
+        if self.config.coverage_spread && engram_core::coverage::asks_for_coverage(&req.query) {
+            let sessions: Vec<Option<&str>> =
+                kept.iter().map(|(_, m)| m.session_id.as_deref()).collect();
+            let order = engram_core::coverage::spread(&sessions, req.limit);
+            drop(sessions);
+            let mut slots: Vec<Option<(RankedHit, &Memory)>> = kept.into_iter().map(Some).collect();
+            kept = order.into_iter().filter_map(|i| slots[i].take()).collect();
+        }
         // Before the limit: a newer conflicting memory ranked just past it still takes
         // the older one's place.
         let mut hits: Vec<Hit> = newer_first(kept, req.limit);

@@ -230,7 +230,8 @@ pub struct ExportArgs {
     /// The file to write (default: stdout).
     #[arg(long, short, conflicts_with = "file")]
     pub out: Option<PathBuf>,
-    /// The file to write, as C's `engram export FILE` names it (the same as --out).
+    /// The file to write, as C's `engram export FILE` names it (the same as --out; a
+    /// `.json` file named so gets C's export format, as C's verb wrote).
     pub file: Option<PathBuf>,
     /// engram (JSONL, default) or c-json (seed C's export: what C's `engram export` and
     /// `GET /export` write, and `engram import` reads back).

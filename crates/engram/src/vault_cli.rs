@@ -158,7 +158,15 @@ pub fn reindex_vectors(
 }
 
 pub fn export(store: &Store, mut a: ExportArgs, json: bool) -> anyhow::Result<()> {
-    // C's `engram export FILE` names the file without a flag.
+    // C's `engram export FILE` names the file without a flag; a `.json` file named so is
+    // C's export (C wrote `engram-export.json`; engram's own is JSON lines, `.jsonl`).
+    let c_named = a.format == "engram"
+        && a.file
+            .as_ref()
+            .is_some_and(|f| f.extension().is_some_and(|e| e == "json"));
+    if c_named {
+        a.format = "c-json".into();
+    }
     a.out = a.out.take().or(a.file.take());
     match a.format.as_str() {
         "engram" | "jsonl" => {}

@@ -1323,9 +1323,18 @@ fn cs_sync_ids_and_counts_survive_the_conversion() {
         t.contains("Project: webapp") && t.contains("Scope: global"),
         "{t}"
     );
-    // …and its project's context lists it with the project's own.
+    // …and its project's context lists it with the project's own, pinned first when it
+    // is pinned (tester-c).
     let t = text(&m.call("mem_context", json!({"project": "webapp"})));
     assert!(t.contains("Answer concisely"), "{t}");
+    m.call("mem_pin", json!({"id": 18}));
+    let t = text(&m.call("mem_context", json!({"project": "webapp"})));
+    let pinned = t.find("### Pinned").expect("a pinned section");
+    let line = t.find("Answer concisely").unwrap();
+    assert!(
+        pinned < line && line < t.find("### Recent Observations").unwrap(),
+        "{t}"
+    );
     m.finish();
 
     let mut m = Mcp::start(&home, &["--tools", "compat-c"], "c-user");
@@ -1510,10 +1519,8 @@ fn cs_export_and_import_need_no_flags() {
     let home = dir.path().join(".engram");
     write_c_db(&home);
     let c_json = dir.path().join("c-export.json");
-    engram_ok(
-        &home,
-        &["export", "--format", "c-json", c_json.to_str().unwrap()],
-    );
+    // C's spelling: a positional `.json` file is C's format.
+    engram_ok(&home, &["export", c_json.to_str().unwrap()]);
     let exported: Value = serde_json::from_str(&std::fs::read_to_string(&c_json).unwrap()).unwrap();
     assert_eq!(exported["version"], "0.2.0");
     assert!(

@@ -293,9 +293,13 @@ fn codex_setup_takes_over_cs_hook_scripts_and_remove_puts_them_back() {
         ],
         "UserPromptSubmit": [{"hooks": [script("user-prompt-submit")]}],
         "SubagentStop": [{"matcher": ".*", "hooks": [script("subagent-stop")]}],
-        "SessionEnd": [{"hooks": [script("session-end")]}]
+        "SessionEnd": [{"hooks": [script("session-end")]}],
+        "PreToolUse": [{"matcher": "mcp__engram__mem_*", "hooks": [{"type": "command", "command": "engram hook codex-pre-tool-use"}]}]
     }});
     std::fs::write(user.join(".codex/hooks.json"), original.to_string()).unwrap();
+    // C's own server entry (C's binary has engram's name).
+    let c_toml = "model = \"o3\"\n\n[mcp_servers.engram]\ncommand = \"engram\"\nargs = [\"mcp\", \"--tools=agent\"]\n";
+    std::fs::write(user.join(".codex/config.toml"), c_toml).unwrap();
     let (ok, out) = setup(&home, &user, &["codex"]);
     assert!(ok, "{out}");
     assert!(
@@ -341,10 +345,23 @@ fn codex_setup_takes_over_cs_hook_scripts_and_remove_puts_them_back() {
         assert!(back_text.contains(&format!("{name}.sh")), "{name}: {back}");
     }
     assert!(
-        !back_text.contains(" hook "),
+        !back_text.contains(env!("CARGO_BIN_EXE_engram")),
         "engram's hooks are gone: {back}"
     );
     assert!(back_text.contains("notify-send started"), "{back}");
+    // C's own hook and server entry come back too (tester-c).
+    assert!(
+        back_text.contains("engram hook codex-pre-tool-use"),
+        "{back}"
+    );
+    let toml_back = std::fs::read_to_string(user.join(".codex/config.toml")).unwrap();
+    assert!(
+        toml_back.contains(
+            "[mcp_servers.engram]\ncommand = \"engram\"\nargs = [\"mcp\", \"--tools=agent\"]"
+        ),
+        "{toml_back}"
+    );
+    assert!(toml_back.contains("model = \"o3\""), "{toml_back}");
 }
 
 /// `engram doctor --json` under `user`'s home: the status and detail of row `check`.

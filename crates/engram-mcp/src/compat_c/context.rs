@@ -39,7 +39,13 @@ pub fn c_context(
     let prompts = store.recent_prompts(only, n_prompts)?;
     // Pinned first, in a section of their own (C's later versions, at most 20), so a
     // pinned memory never falls out behind newer ones; recent lists the others.
-    let pinned = store.pinned_memories(only, 20)?;
+    let mut pinned = store.pinned_memories(only, 20)?;
+    if resolved != engram_core::room::COMMON {
+        // A pinned personal or global memory saved from this project is the project's too.
+        let shared = store.pinned_memories(Some(engram_core::room::COMMON), 20)?;
+        pinned.extend(shared.into_iter().filter(|m| c_project(m) == resolved));
+        pinned.truncate(20);
+    }
     let n_recent = if compact { 10 } else { 20 };
     let mut recent: Vec<Memory> = store.recent_memories(only, n_recent + pinned.len())?;
     // C's personal and global memories belong to the project they were saved from (they

@@ -43,6 +43,15 @@ fn handler_is_seed_c(h: &Value) -> bool {
         .is_some_and(is_seed_c_hook)
 }
 
+/// A hook that runs seed C's own binary by name (`engram hook codex-pre-tool-use`): engram's
+/// setup writes its binary's absolute path, so a bare `engram hook` in the file from before
+/// setup was C's, and `--remove` puts it back with C's scripts.
+fn handler_is_c_binary(h: &Value) -> bool {
+    h.get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| c.trim_start().starts_with("engram hook "))
+}
+
 /// Takes seed C's hook scripts out of a hooks file (engram's hooks take their place);
 /// returns how many. Groups left empty go, and events left without a group.
 pub fn drop_seed_c_hooks(doc: &mut Map<String, Value>) -> usize {
@@ -86,7 +95,7 @@ pub fn restore_seed_c_hooks(doc: &mut Map<String, Value>, backup: &str) -> anyho
             let Some(list) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
                 continue;
             };
-            list.retain(handler_is_seed_c);
+            list.retain(|h| handler_is_seed_c(h) || handler_is_c_binary(h));
             if list.is_empty() {
                 continue;
             }
@@ -350,7 +359,7 @@ fn join(lines: &[String]) -> String {
 /// [`codex_toml_args`] with engram's own `args = ["mcp"]` (what the tests pin down).
 #[cfg(test)]
 pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result<Option<String>> {
-    codex_toml_args(text, exe, remove, &["mcp"])
+    codex_toml_args(text, exe, remove, &["mcp"], None)
 }
 
 /// Codex's `~/.codex/config.toml`: `[mcp_servers.engram]` (with `args`; seed C's users
@@ -358,11 +367,29 @@ pub fn codex_toml(text: Option<&str>, exe: &str, remove: bool) -> anyhow::Result
 /// `[features] codex_hooks`. Edited as text (as seed B does), so comments and layout
 /// elsewhere are kept; the input and the result must parse as TOML, else the file is
 /// refused.
+/// The `[mcp_servers.engram]` table of a Codex config from before setup, when it was
+/// another program's (seed C's binary has engram's name): `--remove` puts it back.
+pub fn previous_codex_block(backup: &str, exe: &str) -> Option<String> {
+    let parsed: toml::Table = backup.parse().ok()?;
+    let command = parsed
+        .get("mcp_servers")?
+        .get("engram")?
+        .get("command")?
+        .as_str()?;
+    if command == exe {
+        return None;
+    }
+    let lines: Vec<&str> = backup.lines().collect();
+    let (a, b) = table_span(&lines, "mcp_servers.engram")?;
+    Some(lines[a..b].join("\n"))
+}
+
 pub fn codex_toml_args(
     text: Option<&str>,
     exe: &str,
     remove: bool,
     args: &[&str],
+    previous: Option<&str>,
 ) -> anyhow::Result<Option<String>> {
     let args_line = format!(
         "args = {}",
@@ -409,6 +436,13 @@ pub fn codex_toml_args(
                     out.remove(a - 1);
                 }
             }
+        }
+        // The entry another program had there before setup (seed C's) comes back.
+        if let Some(block) = previous {
+            if out.last().is_some_and(|l| !l.trim().is_empty()) {
+                out.push(String::new());
+            }
+            out.extend(block.lines().map(str::to_string));
         }
     } else {
         match span {

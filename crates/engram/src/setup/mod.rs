@@ -528,6 +528,10 @@ pub fn plan(
         let hook_names: Vec<&str> = hooks.iter().map(|h| h.event).collect();
         match c {
             Client::Codex => {
+                let previous_block = remove
+                    .then(|| std::fs::read_to_string(backup_path(&c.mcp_file(home))).ok())
+                    .flatten()
+                    .and_then(|b| edit::previous_codex_block(&b, exe));
                 let exe = exe.to_string();
                 let codex_args = mcp_args(seed.as_ref().map(|(s, _)| *s));
                 plan_file(
@@ -536,7 +540,15 @@ pub fn plan(
                     name,
                     c.mcp_file(home),
                     format!("{verb} MCP server `engram`{profile_note}; [features] codex_hooks"),
-                    move |old, _| edit::codex_toml_args(old, &exe, remove, codex_args),
+                    move |old, _| {
+                        edit::codex_toml_args(
+                            old,
+                            &exe,
+                            remove,
+                            codex_args,
+                            previous_block.as_deref(),
+                        )
+                    },
                 );
             }
             Client::Gemini => {
