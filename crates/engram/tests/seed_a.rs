@@ -784,3 +784,51 @@ fn the_model_loads_on_demand_and_is_freed_when_idle_and_a_floors_hold() {
     );
     await_unloaded(a);
 }
+
+/// After A's tasks are imported, A's own task id in `store_memory`'s `metadata.task_id`
+/// names that task: `get_task` with A's id lists the memory (tester-a: only engram's id did).
+#[test]
+fn as_own_task_ids_link_new_memories_to_imported_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let rows = dir.path().join("a.jsonl");
+    std::fs::write(
+        &rows,
+        [
+            r#"{"id":1,"user_id":"default","content":"The staging database is Postgres 16","importance":0.5,"category":"fact","recall_count":0,"created_at":"2025-06-03 13:00:00","metadata":{}}"#,
+            // A memory holds the id A's task has too (A numbered them apart).
+            r#"{"id":2,"user_id":"default","content":"Deploys go out on Tuesdays","importance":0.5,"category":"fact","recall_count":0,"created_at":"2025-06-03 13:00:00","metadata":{}}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let tasks = dir.path().join("a-tasks.jsonl");
+    std::fs::write(
+        &tasks,
+        r#"{"id":2,"name":"Search revamp","goal":"Faster search","status":"in_progress","user_id":"default","created_at":"2025-05-31 09:00:00","updated_at":"2025-06-03 12:00:00","metadata":{}}"#,
+    )
+    .unwrap();
+    let out = command(&home)
+        .args(["import", "--from", "a-jsonl", "--no-embed", "--tasks"])
+        .arg(&tasks)
+        .arg(&rows)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut mcp = Mcp::start(&home, &["--tools", "compat-a"], "seed-a-test");
+    let r = mcp.call(
+        "store_memory",
+        json!({"content": "Search revamp decision log kept in docs/search.md", "importance": 0.6,
+               "metadata": {"task_id": 2}}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    let stored = r["structuredContent"]["memory_id"].as_i64().unwrap();
+    let r = mcp.call("get_task", json!({"task_id": 2}));
+    let listed = r["structuredContent"]["memories"].to_string();
+    assert!(listed.contains("docs/search.md"), "{stored}: {r}");
+}

@@ -359,6 +359,12 @@ impl Store {
 
     /// Every memory linked to the task (its checkpoints and attached memories), oldest first.
     fn task_members(&self, id: MemoryId) -> Result<Vec<Memory>> {
+        // A memory names its task by engram's id, or by A's own id of an imported task
+        // (an A agent writes the ids A gave it; tester-a).
+        let a_id = self
+            .reads()
+            .memory(&IdRef::Id(id))?
+            .and_then(|t| t.metadata["a"]["task_id"].as_i64());
         let ids: Vec<MemoryId> = self
             .reads()
             .links_around(id)?
@@ -371,8 +377,8 @@ impl Store {
             .memories(&ids)?
             .into_iter()
             .filter(|m| {
-                m.tier != Tier::Trash
-                    && m.metadata.get("task_id").and_then(Value::as_i64) == Some(id)
+                let named = m.metadata.get("task_id").and_then(Value::as_i64);
+                m.tier != Tier::Trash && (named == Some(id) || (named.is_some() && named == a_id))
             })
             .collect();
         ms.sort_by_key(|m| (m.created_at, m.id));
