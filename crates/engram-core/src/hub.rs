@@ -85,10 +85,17 @@ pub fn parse_handoff_text(text: &str) -> Option<HandoffFields> {
         .trim()
         .to_string();
     let mut f: HandoffFields = (summary, vec![], vec![], vec![], vec![]);
+    // "Blocked: none" lists nothing (tester-a: it came back as a blocker named "none").
+    let nothing = |s: &str| {
+        matches!(
+            s.to_ascii_lowercase().trim_end_matches('.'),
+            "" | "none" | "n/a" | "na" | "-" | "nothing" | "no"
+        )
+    };
     let items = |rest: &str| -> Vec<String> {
         rest.split(';')
             .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
+            .filter(|s| !nothing(s))
             .collect()
     };
     for line in lines {
@@ -257,6 +264,9 @@ mod tests {
         );
         assert_eq!(next, vec!["2fa".to_string()]);
         assert!(parse_handoff_text("Deploys go out on Tuesdays").is_none());
+        let (.., blocked, _) =
+            parse_handoff_text("Session Handoff: x\nBlocked: none\nNext steps: -").unwrap();
+        assert!(blocked.is_empty(), "{blocked:?}");
     }
 
     #[test]
