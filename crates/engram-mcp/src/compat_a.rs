@@ -102,6 +102,10 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                 "content": h.memory.content,
                 "category": category(h.memory.kind),
                 "importance": h.memory.importance,
+                // A's quality_score formula is not known (its code imported one that
+                // was not there): engram reports the importance, so the key A's
+                // scripts read is there.
+                "quality_score": h.memory.importance,
                 "strength": h.activation,
                 // A's similarity is the cosine; searching lexically (no model), the
                 // share of the query's words the memory holds.
@@ -145,12 +149,16 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             ..Default::default()
         })?;
         if let Some(h) = brief.last_handoff {
-            // Its scores as a hit when recall found it; else zeros: A's entries always
-            // carry the three numbers, and this one leads by rule, not by score.
+            // Its scores as a hit when recall found it; else its strength now and no
+            // similarity or score: A's entries always carry the three numbers, and this
+            // one leads by rule, not by score (tester-a: its strength was always 0).
             let found = memories.iter().find(|m| m["id"] == json!(h.memory.id));
             let number = |k: &str| found.map_or(json!(0.0), |m| m[k].clone());
-            let (strength, similarity, score) =
-                (number("strength"), number("similarity"), number("score"));
+            let strength = match found {
+                Some(m) => m["strength"].clone(),
+                None => json!(ctx.store.activation_now(&h.memory)?),
+            };
+            let (similarity, score) = (number("similarity"), number("score"));
             memories.retain(|m| m["id"] != json!(h.memory.id));
             let steps: Vec<Value> = h
                 .next_steps
@@ -164,6 +172,7 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
                     "content": h.memory.content,
                     "category": category(h.memory.kind),
                     "importance": h.memory.importance,
+                    "quality_score": h.memory.importance,
                     "strength": strength,
                     "similarity": similarity,
                     "score": score,

@@ -507,6 +507,16 @@ impl Store {
             .collect())
     }
 
+    /// A memory's activation now, as recall scores it (seed A's `strength` of a memory
+    /// shown outside a ranking, such as the handoff `recall_memory` puts first).
+    pub fn activation_now(&self, m: &Memory) -> Result<f64> {
+        let memories: HashMap<MemoryId, Memory> = [(m.id, m.clone())].into();
+        Ok(self
+            .standings(&[m.id], &memories)?
+            .get(&m.id)
+            .map_or(0.0, |s| s.activation))
+    }
+
     /// Each loaded memory's standing now: activation from its event traces under the
     /// configured dynamics, importance, session. `ids` orders the trace reads.
     fn standings<'m>(

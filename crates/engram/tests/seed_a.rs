@@ -219,6 +219,17 @@ fn seed_as_rest_api_is_served_beside_mcp() {
         json!({"feature": "login", "status": "in_progress", "completion": 60, "user_id": "alice", "task_id": tid}),
     );
     assert_eq!(r["checkpoint_version"], 3, "{r}");
+    // The handoff recall puts first carries A's numbers: its strength now, and the
+    // quality_score key (tester-a: strength was 0 and the key was missing).
+    let r = ok(
+        a,
+        "/v1/recall",
+        json!({"query": "zebra crossing", "user_id": "alice"}),
+    );
+    let first = &r["memories"][0];
+    assert!(first["handoff_validation"].is_array(), "{r}");
+    assert!(first["strength"].as_f64().is_some_and(|s| s > 0.0), "{r}");
+    assert!(first["quality_score"].is_number(), "{r}");
     let r = ok(a, "/v1/tasks/get", json!({"task_id": tid}));
     assert_eq!(r["name"], "Login rewrite", "{r}");
     assert_eq!(
