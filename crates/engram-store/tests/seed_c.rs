@@ -264,3 +264,47 @@ fn c_chunks_of_converted_observations_add_nothing() {
     assert_eq!(auth.metadata["c"]["revision_count"], 3, "{}", auth.metadata);
     assert_eq!(auth.metadata["c"]["sync_id"], "obs-aaaaaaaaaaaaaaaa");
 }
+
+/// A prompt another machine's C chunk holds (C's dates, `2026-01-10 09:01:00`) is not
+/// written into the chunk this machine exports: C would import it a second time
+/// (tester-c: the dates made every prompt look new).
+#[test]
+fn prompts_a_c_chunk_holds_are_not_exported_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("engram.db"), Config::default()).unwrap();
+    let folder = dir.path().join("repo").join(".engram");
+    write_c_chunk(
+        &folder,
+        "4567cdef",
+        &serde_json::json!({
+            "sessions": [{"id": "s-9", "project": "webapp", "directory": "/home/u/webapp",
+                          "started_at": "2026-01-10 09:00:00"}],
+            "observations": [],
+            "prompts": [{"sync_id": "prompt-0123456789abcdef", "session_id": "s-9",
+                         "content": "add the login page", "project": "webapp",
+                         "created_at": "2026-01-10 09:01:00"}]
+        }),
+    );
+    store.sync_import(&folder).unwrap();
+    let out = store.sync_export(&folder, None, "engram").unwrap();
+    assert!(out.chunk.as_ref().is_none_or(|c| c.prompts == 0), "{out:?}");
+    // A prompt of this machine's own goes out with a stable C sync id.
+    let origin = engram_store::hub::Origin {
+        room: Some("webapp".into()),
+        ..Default::default()
+    };
+    store
+        .save_prompt("write the logout page", Some("s-9"), &origin)
+        .unwrap();
+    let out = store.sync_export(&folder, None, "engram").unwrap();
+    let chunk = engram_store::git_sync::read_chunk(&folder, &out.chunk.unwrap().id).unwrap();
+    let sync_id = chunk["prompts"][0]["sync_id"].as_str().unwrap().to_string();
+    assert!(
+        sync_id.starts_with("prompt-") && sync_id.len() == 23,
+        "{chunk}"
+    );
+    assert_eq!(
+        sync_id,
+        engram_store::git_sync::prompt_sync_id(&chunk["prompts"][0])
+    );
+}

@@ -448,10 +448,14 @@ pub fn export_json(store: &engram_store::Store) -> engram_store::Result<Value> {
             "started_at": time(s.started_at), "ended_at": s.ended_at.map(time), "summary": s.summary,
         })).collect::<Vec<_>>(),
         "observations": memories.iter().map(observation_json).collect::<Vec<_>>(),
-        "prompts": prompts.iter().map(|p| json!({
-            "id": p.id, "session_id": p.session_id, "content": p.content, "project": p.room,
-            "created_at": time(p.created_at),
-        })).collect::<Vec<_>>(),
+        "prompts": prompts.iter().map(|p| {
+            let mut v = json!({
+                "id": p.id, "session_id": p.session_id, "content": p.content, "project": p.room,
+                "created_at": time(p.created_at),
+            });
+            v["sync_id"] = json!(engram_store::git_sync::prompt_sync_id(&v));
+            v
+        }).collect::<Vec<_>>(),
         "relations": judgments.iter().map(|j| relations::relation_json(store, j)).collect::<Vec<_>>(),
     }))
 }

@@ -183,12 +183,27 @@ struct InFolder {
     prompts: HashSet<String>,
 }
 
+/// A C-style sync id for a prompt engram holds (`prompt-<16 hex>`, from its identity,
+/// [`prompt_key`]): the same prompt gets the same id in every chunk and export, so C,
+/// which dedupes prompts by sync id, takes it once. `p` is C's prompt object.
+pub fn prompt_sync_id(p: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(prompt_key(p).as_bytes());
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("prompt-{hex}")
+}
+
+/// A prompt's identity across machines: its session, its time as an instant (C writes
+/// `2025-11-02 09:10:00`, engram RFC 3339) and its text as stored (redacted), so a prompt
+/// another machine's chunk holds is never written again (tester-c: C's dates made every
+/// one look new, and C would have imported them twice).
 fn prompt_key(p: &Value) -> String {
+    let at = p["created_at"].as_str().unwrap_or("");
+    let at = time::parse(at).map_or_else(|| at.to_string(), |ms| ms.to_string());
+    let content = engram_core::redact::redact(p["content"].as_str().unwrap_or("")).0;
     format!(
-        "{}\u{0}{}\u{0}{}",
+        "{}\u{0}{at}\u{0}{content}",
         p["session_id"].as_str().unwrap_or(""),
-        p["created_at"].as_str().unwrap_or(""),
-        p["content"].as_str().unwrap_or("")
     )
 }
 
@@ -373,10 +388,12 @@ impl Store {
             .into_iter()
             .filter(|p| in_scope(&p.room))
             .map(|p| {
-                json!({
+                let mut v = json!({
                     "session_id": p.session_id, "content": p.content, "project": p.room,
                     "created_at": time::format(p.created_at),
-                })
+                });
+                v["sync_id"] = json!(prompt_sync_id(&v));
+                v
             })
             .filter(|p| !held.prompts.contains(&prompt_key(p)))
             .collect();
