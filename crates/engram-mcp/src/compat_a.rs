@@ -90,6 +90,8 @@ fn recall_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         cwd: a.place.cwd.clone(),
         session_id: a.session_id,
         min_similarity: Some(A_SIMILARITY_FLOORS),
+        // A kept a long text as one row: its parts are one hit, with the whole text.
+        whole_records: true,
         ..RecallRequest::new(a.query)
     };
     let out = ctx.store.recall(&req)?;

@@ -166,6 +166,7 @@ fn recall(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         min_coverage: None,
         min_similarity: None,
         include_superseded: a.include_superseded.unwrap_or(false),
+        whole_records: false,
     };
     let out = ctx.store.recall(&req)?;
     let mut v = json(&out);

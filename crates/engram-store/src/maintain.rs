@@ -266,6 +266,11 @@ impl Store {
                 self.neighbours(&m.content, v.as_deref(), room, Some(m.id), kinds.as_deref())?
             {
                 let id = n.memory.id;
+                // Parts of one long text are one record, never folded into each other
+                // (tester-a: consolidation archived a document's first part into its second).
+                if crate::parts::one_record(m, &n.memory) {
+                    continue;
+                }
                 // Another author's private memory (or one the team shares, for a private
                 // one) is never folded in: its words would move into what others read.
                 if used.contains(&id)

@@ -62,6 +62,70 @@ impl Store {
 }
 
 impl Store {
+    /// The later parts of a long text stored in parts ([`Store::remember_capture`], long
+    /// imports), in order; empty for a memory that is one whole text.
+    pub fn later_parts(&self, first: &engram_core::Memory) -> Result<Vec<engram_core::Memory>> {
+        if first
+            .metadata
+            .get("parts")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(1)
+            < 2
+            || first.metadata.get("part_of").is_some()
+        {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<engram_core::MemoryId> = self
+            .reads()
+            .links_around(first.id)?
+            .into_iter()
+            .filter(|l| l.kind == engram_core::LinkKind::Explicit && l.dst == first.id)
+            .map(|l| l.src)
+            .collect();
+        let part = |m: &engram_core::Memory| {
+            m.metadata
+                .get("part")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0)
+        };
+        let mut parts: Vec<engram_core::Memory> = self
+            .reads()
+            .memories(&ids)?
+            .into_iter()
+            .filter(|m| {
+                m.tier != engram_core::Tier::Trash
+                    && m.metadata
+                        .get("part_of")
+                        .and_then(serde_json::Value::as_str)
+                        == Some(first.uid.as_str())
+            })
+            .collect();
+        parts.sort_by_key(part);
+        Ok(parts)
+    }
+
+    /// A memory's whole text: its own, with its later parts after it when it is the first
+    /// part of a long text (the pieces concatenate to exactly the text stored).
+    pub fn whole_content(&self, m: &engram_core::Memory) -> Result<String> {
+        let mut text = m.content.clone();
+        for p in self.later_parts(m)? {
+            text.push_str(&p.content);
+        }
+        Ok(text)
+    }
+
+    /// The first part of the long text `m` is a later part of, if it is one.
+    pub fn first_part(&self, m: &engram_core::Memory) -> Result<Option<engram_core::Memory>> {
+        match m
+            .metadata
+            .get("part_of")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some(uid) => self.reads().memory(&IdRef::Uid(uid.to_string())),
+            None => Ok(None),
+        }
+    }
+
     /// [`save_prompt`](Self::save_prompt) for a capture path (the prompt hook): a prompt
     /// over the content limit is redacted whole, then saved as consecutive prompts of the
     /// session that together are exactly its text. Returns their ids, in order.
@@ -147,6 +211,21 @@ pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
     }
     out.extend(later_parts);
     batch.memories = out;
+}
+
+/// Whether two memories are parts of one long text (one the other's first part, or both
+/// later parts of the same first).
+pub(crate) fn one_record(a: &engram_core::Memory, b: &engram_core::Memory) -> bool {
+    let of = |m: &engram_core::Memory| {
+        m.metadata
+            .get("part_of")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
+    };
+    let (pa, pb) = (of(a), of(b));
+    pa.as_deref() == Some(b.uid.as_str())
+        || pb.as_deref() == Some(a.uid.as_str())
+        || (pa.is_some() && pa == pb)
 }
 
 /// Whether an imported record is a later part of a long text ([`split_long_imports`]).

@@ -67,6 +67,10 @@ pub struct RecallRequest {
     /// does; applied before the limit. Hits without a vector yet are kept (a memory written
     /// a moment ago is not lost to them); without a model there is no cosine to judge by.
     pub min_similarity: Option<[f64; 2]>,
+    /// A long text stored in parts is one hit: a later part's hit names its first part
+    /// (once, where its best part ranked), whose content is the whole text. Seeds A and C
+    /// kept such a text as one row.
+    pub whole_records: bool,
 }
 
 impl RecallRequest {
@@ -85,6 +89,7 @@ impl RecallRequest {
             include_superseded: false,
             min_coverage: None,
             min_similarity: None,
+            whole_records: false,
         }
     }
 }
@@ -285,7 +290,10 @@ impl Store {
                 hit.note = Some("archived".to_string());
             }
         }
-        let hits = successors_first(hits);
+        let mut hits = successors_first(hits);
+        if req.whole_records {
+            hits = self.whole_records(hits)?;
+        }
         let best = hits.iter().map(|h| h.absolute).reduce(f64::max);
         let matched = relevance::verdict(best, qvec.is_some(), plan.has_content());
         if req.record_hits && !hits.is_empty() {
@@ -505,6 +513,23 @@ impl Store {
             .into_iter()
             .map(|m| (m.id, m))
             .collect())
+    }
+
+    /// Hits of a long text's later parts name its first part instead (once, where the
+    /// best of them ranked), and a first part's content is the whole text.
+    fn whole_records(&self, hits: Vec<Hit>) -> Result<Vec<Hit>> {
+        let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
+        for mut h in hits {
+            if let Some(first) = self.first_part(&h.memory)? {
+                h.memory = first;
+            }
+            if out.iter().any(|o| o.memory.id == h.memory.id) {
+                continue;
+            }
+            h.memory.content = self.whole_content(&h.memory)?;
+            out.push(h);
+        }
+        Ok(out)
     }
 
     /// A memory's activation now, as recall scores it (seed A's `strength` of a memory

@@ -248,3 +248,32 @@ fn b_index_in_the_home_is_found_for_a_folder_elsewhere() {
     assert_eq!(hits, 12, "{all:?}");
     b_links_carried(&all);
 }
+
+/// A B file edited by hand (on the other machine) lists only the links a user made: reading
+/// it back sets those and keeps the memory's other links, such as B's co_recall from
+/// `index.db` (tester-b: the edit deleted it).
+#[test]
+fn a_hand_edited_b_file_keeps_the_links_it_does_not_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let mem = b_home(&dir.path().join("b"));
+    let config = Config {
+        vault_dir: mem.display().to_string(),
+        vault_format: engram_core::config::VaultFormat::B,
+        ..Config::default()
+    };
+    let mut store = support::open_in(&dir.path().join("store"), config).with_clock(Arc::new(|| T0));
+    store.vault_startup(&mut |_, _| {}).unwrap();
+    b_links_carried(&export(&store));
+    let file = mem.join("knowledge/20250301-uv-0000A1.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("uv is fast.", "uv is very fast.")).unwrap();
+    store.reindex_vault(&mut |_, _| {}).unwrap();
+    let all = export(&store);
+    assert!(
+        rows(&all, "memory")
+            .iter()
+            .any(|m| m["content"] == "uv is very fast."),
+        "the edit is read"
+    );
+    b_links_carried(&all);
+}

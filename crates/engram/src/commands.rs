@@ -84,6 +84,7 @@ pub fn recall(a: cli::RecallArgs, cwd: Option<PathBuf>, json: bool) -> anyhow::R
         min_coverage: None,
         min_similarity: None,
         include_superseded: a.include_superseded,
+        whole_records: false,
     };
     let out = store.recall(&req)?;
     output::recall(&out, json);

@@ -334,6 +334,26 @@ fn seed_as_rest_api_is_served_beside_mcp() {
         "{}",
         r.to_string().chars().take(300).collect::<String>()
     );
+    let long_id = r["structuredContent"]["memory_id"].as_i64().unwrap();
+    // …and recalled as A kept it, one memory with the whole text (tester-a: its parts came
+    // back as two hits, each with part of it).
+    let r = mcp.call(
+        "recall_memory",
+        json!({"query": "design note line", "top_k": 5}),
+    );
+    let hits: Vec<&Value> = r["structuredContent"]["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| {
+            m["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("design note line"))
+        })
+        .collect();
+    assert_eq!(hits.len(), 1, "one hit for the long text");
+    assert_eq!(hits[0]["id"], long_id);
+    assert_eq!(hits[0]["content"].as_str().unwrap().len(), long.len());
     let huge = "x".repeat(101 * 1024);
     let r = mcp.call("store_memory", json!({"content": huge, "importance": 0.5}));
     assert_eq!(r["isError"], true);

@@ -73,6 +73,8 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         min_similarity: None,
         // C shows a superseded memory, marked with its successor, rather than hiding it.
         include_superseded: true,
+        // C kept a long text as one observation: its parts are one hit, the whole text.
+        whole_records: true,
         ..RecallRequest::new(a.query.clone())
     };
     let out = ctx.store.recall(&req)?;
@@ -153,7 +155,9 @@ const HISTORY_PAGE: usize = 20;
 
 fn mem_get_observation(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: GetArgs = parse(args)?;
-    let d = ctx.store.show(&id_ref(a.id)?)?;
+    let mut d = ctx.store.show(&id_ref(a.id)?)?;
+    // C kept a long text as one observation: its first part shows the whole text.
+    d.memory.content = ctx.store.whole_content(&d.memory)?;
     let m = &d.memory;
     // C served no soft-deleted observation: one in engram's trash is not found here
     // (engram's own `show` and `restore` still reach it).

@@ -26,6 +26,10 @@ pub struct FileRecord {
     pub metadata: Option<serde_json::Value>,
     /// `None` when the file has no `links` key (the database's links stay).
     pub links: Option<Vec<LinkRef>>,
+    /// The file lists only the links a user made (a seed B file: plain `links`, no
+    /// `engram_links`, no `uid`): reading it back sets those and leaves the memory's other
+    /// links (co_recall, semantic, supersedes) as they are.
+    pub links_explicit_only: bool,
     pub content: String,
 }
 
@@ -131,6 +135,8 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
     };
     // engram's exact values in a file written in B's format (B's keys round them).
     let (mut exact_importance, mut exact_tier) = (None, None);
+    // B's plain `links` and engram's typed `engram_links` (files in B's format).
+    let (mut plain, mut typed): (Option<Vec<LinkRef>>, Option<Vec<LinkRef>>) = (None, None);
     for f in &doc.fields {
         let (k, line) = (f.key.as_str(), f.line);
         match k {
@@ -243,13 +249,10 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
                         .collect::<Result<_, _>>()?,
                     v => vec![link_ref(v, line)?],
                 };
-                // A file in B's format lists plain `links` for B and every typed link in
-                // `engram_links`: the two together, a link B added by hand included.
-                let all = r.links.get_or_insert_with(Vec::new);
-                for l in listed {
-                    if !all.iter().any(|a| a.target == l.target && a.kind == l.kind) {
-                        all.push(l);
-                    }
+                if k == "engram_links" {
+                    typed = Some(listed);
+                } else {
+                    plain = Some(listed);
                 }
             }
             // Anything else (Obsidian's aliases, cssclasses, a user's own keys) is left alone.
@@ -259,6 +262,19 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
     if exact_importance.is_some() {
         r.importance = exact_importance;
     }
+    r.links_explicit_only = typed.is_none() && doc.get("uid").is_none();
+    // Every typed link, and a plain one B added by hand to a target none of them names.
+    r.links = match (typed, plain) {
+        (Some(mut t), Some(p)) => {
+            for l in p {
+                if !t.iter().any(|a| a.target == l.target) {
+                    t.push(l);
+                }
+            }
+            Some(t)
+        }
+        (t, p) => t.or(p),
+    };
     if exact_tier.is_some() {
         r.tier = exact_tier;
     }

@@ -215,7 +215,11 @@ pub mod seed_b {
         s.push_str("---\n");
         s.push_str(&format!("id: {}\n", m.uid));
         s.push_str(&format!("type: {}\n", b_type(m.kind)));
-        s.push_str(&format!("created: {}\n", time::format(m.created_at)));
+        // Quoted, as B's YAML wrote it: a reader parses it as text, not as a date object.
+        s.push_str(&format!(
+            "created: {}\n",
+            quote(&time::format(m.created_at))
+        ));
         let tags: Vec<String> = m.tags.iter().map(|t| quote(t)).collect();
         s.push_str(&format!("tags: [{}]\n", tags.join(", ")));
         s.push_str(&format!("importance: {}\n", b_importance(m.importance)));
@@ -231,9 +235,13 @@ pub mod seed_b {
         s.push_str(&format!("room: {}\n", quote(&m.room)));
         // B's `links` are plain `[[<id>]]`, once each, for the links a user made; every
         // typed link (with its kind and weight) is in `engram_links`, which engram reads.
+        // B's files listed what a memory links to by hand and, for a correction, what it
+        // replaced.
         let mut plain: Vec<&str> = Vec::new();
         for (uid, kind, _) in links {
-            if *kind == LinkKind::Explicit && !plain.contains(&uid.as_str()) {
+            if matches!(kind, LinkKind::Explicit | LinkKind::Supersedes)
+                && !plain.contains(&uid.as_str())
+            {
                 plain.push(uid);
             }
         }

@@ -172,11 +172,14 @@ pub(super) fn set_links(
     tx: &mut dyn Tx,
     src: MemoryId,
     want: &[(MemoryId, LinkKind, f64)],
+    explicit_only: bool,
     now: Millis,
 ) -> Result<bool> {
+    // A file that lists only explicit links (seed B's) manages only those.
     let have: Vec<(MemoryId, LinkKind, f64)> = tx
         .links_from(src)?
         .into_iter()
+        .filter(|l| !explicit_only || l.kind == LinkKind::Explicit)
         .map(|l| (l.dst, l.kind, l.weight))
         .collect();
     let held = |d: &MemoryId, k: &LinkKind, w: &f64| {
