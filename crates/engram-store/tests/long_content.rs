@@ -153,3 +153,47 @@ fn an_import_stores_over_limit_content_in_parts_and_a_reimport_adds_nothing() {
     assert_eq!(again.skipped_count("memories"), parts);
     assert_eq!(s.stats().unwrap().total_memories, parts as u64);
 }
+
+/// A long text is one record: its whole text reads back from the first part, a recall for
+/// whole records answers it once, and new content replaces all of it (the later parts go
+/// to the trash, restorable).
+#[test]
+fn a_long_text_is_one_record_to_read_recall_and_update() {
+    let (mut s, _d) = store();
+    let text = long_log();
+    let out = s
+        .remember_capture(RememberRequest {
+            content: text.clone(),
+            room: Some("ci".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let first = s.get(&IdRef::Id(out.id)).unwrap();
+    assert_eq!(s.whole_content(&first).unwrap(), text);
+    let mut req = RecallRequest::new("quokka linker");
+    req.room = Some("ci".into());
+    req.whole_records = true;
+    let r = s.recall(&req).unwrap();
+    assert_eq!(r.hits.len(), 1, "one record");
+    assert_eq!(r.hits[0].memory.id, out.id);
+    assert_eq!(r.hits[0].memory.content, text);
+    s.update(
+        &IdRef::Id(out.id),
+        engram_store::MemoryUpdate {
+            content: Some("the nightly log, summarised: linker out of memory".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let first = s.get(&IdRef::Id(out.id)).unwrap();
+    assert_eq!(
+        s.whole_content(&first).unwrap(),
+        "the nightly log, summarised: linker out of memory"
+    );
+    for p in &out.parts {
+        assert_eq!(
+            s.get(&IdRef::Id(*p)).unwrap().tier,
+            engram_core::Tier::Trash
+        );
+    }
+}

@@ -101,6 +101,15 @@ impl Store {
         if let Some((model, v)) = self.embed_document(&embed_text(title.as_deref(), &content)) {
             self.write(|tx| tx.set_embedding(mid, Some((&model, &v))))?;
         }
+        // New content replaces a long text's whole: its later parts held the old text's
+        // rest, so they go to the trash (restorable; tester-a: the old tail stayed in
+        // recall). Only a content change does this.
+        if change.content.is_some() {
+            let first = self.get(&IdRef::Id(mid))?;
+            for p in self.later_parts(&first)? {
+                self.forget(&IdRef::Id(p.id))?;
+            }
+        }
         self.get(&IdRef::Id(mid))
     }
 
