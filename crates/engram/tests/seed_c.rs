@@ -351,6 +351,15 @@ fn a_server_launched_above_several_repositories_refuses_unnamed_writes() {
     );
     assert_eq!(r["isError"], true, "{r}");
     assert!(r.to_string().contains("ambiguous_project"), "{r}");
+    // Reads there say which project they read, and how to choose (tester-c).
+    for (tool, args) in [
+        ("mem_search", json!({"query": "axum routers"})),
+        ("mem_context", json!({})),
+    ] {
+        let r = m.call(tool, args);
+        let w = r["structuredContent"]["warning"].as_str().unwrap_or("");
+        assert!(w.contains("several repositories (api, web)"), "{tool}: {r}");
+    }
     let r = m.call(
         "mem_save",
         json!({"title": "Router", "content": "The API uses axum routers", "project": "api",

@@ -138,6 +138,7 @@ fn mem_context(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     // The project a search without one searches: what the agent reads first at session
     // start and what it searches next agree.
     let room = a.project.read_room(ctx)?;
+    let warning = a.project.ambiguity_warning(ctx, room.as_deref());
     let (text, project, truncated) = c_context(
         ctx.store,
         room,
@@ -145,7 +146,11 @@ fn mem_context(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
         a.compact.unwrap_or(false),
         a.max_bytes.unwrap_or(16 * 1024),
     )?;
-    Ok(json!({ "project": project, "result": text, "truncated": truncated }))
+    let mut v = json!({ "project": project, "result": text, "truncated": truncated });
+    if let Some(w) = warning {
+        v["warning"] = json!(w);
+    }
+    Ok(v)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

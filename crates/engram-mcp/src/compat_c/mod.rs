@@ -237,6 +237,30 @@ impl Project {
         Ok(current_session_room(ctx)?.or_else(|| self.room(ctx).ok().flatten()))
     }
 
+    /// When the call names no project and its directory holds several repositories, the
+    /// warning a read answers with: which project it read instead, and how to choose
+    /// (tester-c: a read there silently answered for one repository).
+    fn ambiguity_warning(&self, ctx: &Ctx<'_>, read: Option<&str>) -> Option<String> {
+        let named = self
+            .project
+            .as_deref()
+            .is_some_and(|p| !p.trim().is_empty());
+        if named || ctx.default_room.is_some() {
+            return None;
+        }
+        let dir = self.dir()?;
+        let (_, src) = self.resolve(ctx).ok()?;
+        if src != AMBIGUOUS {
+            return None;
+        }
+        let choices = engram_store::rooms::git_children(&dir);
+        Some(format!(
+            "this folder holds several repositories ({}); read project {:?} (the newest open session's); pass project to read another",
+            choices.join(", "),
+            read.unwrap_or(engram_core::room::COMMON)
+        ))
+    }
+
     /// Whether an explicit project is one C would accept: an existing project, the
     /// session's, the server's own (`--project`), a `[room_paths]` room, the project the
     /// caller's directory detects (its `.engram/config.json`, git remote or root, or a

@@ -57,6 +57,11 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     } else {
         a.project.read_room(ctx)?
     };
+    let warning = if a.all_projects.unwrap_or(false) {
+        None
+    } else {
+        a.project.ambiguity_warning(ctx, room.as_deref())
+    };
     // Every kind (session summaries are episodes, which plain recall leaves out), or the
     // one asked for.
     let kinds: Vec<Kind> = match a.kind.as_deref() {
@@ -80,9 +85,11 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let out = ctx.store.recall(&req)?;
     let hits: Vec<_> = out.hits.iter().collect();
     if hits.is_empty() {
-        return Ok(
-            json!({ "result": format!("No memories found for: {:?}", engram_core::redact::redact(&a.query).0), "results": [], "match": out.matched }),
-        );
+        let mut v = json!({ "result": format!("No memories found for: {:?}", engram_core::redact::redact(&a.query).0), "results": [], "match": out.matched });
+        if let Some(w) = warning {
+            v["warning"] = json!(w);
+        }
+        return Ok(v);
     }
     let mut text = format!("Found {} memories:\n", hits.len());
     let mut results = Vec::new();
@@ -125,17 +132,26 @@ fn mem_search(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     if let Some(room) = searched {
         text.push_str(&save_nudge(ctx.store, &room));
     }
+    if let Some(w) = &warning {
+        text.push_str(&format!("\nWarning: {w}."));
+    }
     if json_only {
         // No text preview beside them: each result carries its content (C's HTTP search
         // answers with whole observations).
         for (r, h) in results.iter_mut().zip(&hits) {
             r["content"] = json!(h.memory.content);
         }
-        return Ok(json!({ "results": results, "count": results.len(), "match": out.matched }));
+        let mut v = json!({ "results": results, "count": results.len(), "match": out.matched });
+        if let Some(w) = warning {
+            v["warning"] = json!(w);
+        }
+        return Ok(v);
     }
-    Ok(
-        json!({ "result": text, "results": results, "match": out.matched, "notice": crate::native::RECALL_NOTICE }),
-    )
+    let mut v = json!({ "result": text, "results": results, "match": out.matched, "notice": crate::native::RECALL_NOTICE });
+    if let Some(w) = warning {
+        v["warning"] = json!(w);
+    }
+    Ok(v)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
