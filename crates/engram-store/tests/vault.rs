@@ -286,6 +286,34 @@ fn a_vault_in_bs_format_is_bs_layout_and_rebuilds_the_database() {
     let after = snapshot(&store);
     assert_eq!(before.0, after.0, "every memory field comes back");
     assert_eq!(before.1, after.1, "every link comes back");
+    // A link engram makes by itself (semantic, co_recall) does not rewrite an old file: B
+    // on the other machine sees no churn (tester-b). It stays in the database, and a
+    // reindex of the file keeps it.
+    let decision = store.get(&IdRef::Id(ids[0])).unwrap();
+    let file = file_of(&root, &decision.uid[20..]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    store
+        .link(
+            &IdRef::Id(ids[0]),
+            &IdRef::Id(ids[3]),
+            LinkKind::Semantic,
+            Some(0.3),
+        )
+        .unwrap();
+    store.sync_vault().unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    std::fs::write(
+        &file,
+        text.replace("It keeps one file.", "It keeps one file, always."),
+    )
+    .unwrap();
+    store.reindex_vault(&mut |_, _| {}).unwrap();
+    let semantic = snapshot(&store)
+        .1
+        .into_iter()
+        .filter(|l| l.2 == "semantic" && l.0 == decision.uid)
+        .count();
+    assert_eq!(semantic, 1, "the reindex kept the semantic link");
 }
 
 #[test]

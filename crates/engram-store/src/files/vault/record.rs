@@ -26,11 +26,34 @@ pub struct FileRecord {
     pub metadata: Option<serde_json::Value>,
     /// `None` when the file has no `links` key (the database's links stay).
     pub links: Option<Vec<LinkRef>>,
-    /// The file lists only the links a user made (a seed B file: plain `links`, no
-    /// `engram_links`, no `uid`): reading it back sets those and leaves the memory's other
-    /// links (co_recall, semantic, supersedes) as they are.
-    pub links_explicit_only: bool,
+    /// Which of the memory's links the file speaks for: every kind (engram's format), all
+    /// but the automatic ones (a file engram wrote in B's format: `engram_links`), or the
+    /// explicit ones only (a seed B file: plain `links`). Reading it back sets those and
+    /// leaves the others as they are.
+    pub links_scope: LinksScope,
     pub content: String,
+}
+
+/// Which links a file's list speaks for ([`FileRecord::links_scope`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LinksScope {
+    #[default]
+    All,
+    /// Every kind but semantic and co_recall (engram's B-format files).
+    Written,
+    /// Explicit links only (seed B's own files).
+    Explicit,
+}
+
+impl LinksScope {
+    /// Whether a link of `kind` is one the file speaks for.
+    pub fn covers(self, kind: LinkKind) -> bool {
+        match self {
+            LinksScope::All => true,
+            LinksScope::Written => !super::render::seed_b::is_automatic(kind),
+            LinksScope::Explicit => kind == LinkKind::Explicit,
+        }
+    }
 }
 
 /// A `[[target|kind weight]]` link as written in a file.
@@ -262,7 +285,11 @@ pub fn record_from_doc(doc: &Document) -> Result<FileRecord, ParseError> {
     if exact_importance.is_some() {
         r.importance = exact_importance;
     }
-    r.links_explicit_only = typed.is_none() && doc.get("uid").is_none();
+    r.links_scope = match (doc.get("uid").is_some(), typed.is_some()) {
+        (true, _) => LinksScope::All,
+        (false, true) => LinksScope::Written,
+        (false, false) => LinksScope::Explicit,
+    };
     // Every typed link, and a plain one B added by hand to a target none of them names.
     r.links = match (typed, plain) {
         (Some(mut t), Some(p)) => {

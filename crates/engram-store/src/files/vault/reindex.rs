@@ -25,9 +25,8 @@ struct Pass<'a> {
     rerender: Vec<MemoryId>,
     /// Folders that [`Pass::clean_name`] moved files into.
     moved_into: Vec<PathBuf>,
-    /// Links each applied file lists: (source memory, file, links, whether it lists only
-    /// explicit ones).
-    link_todo: Vec<(MemoryId, PathBuf, Vec<LinkRef>, bool)>,
+    /// Links each applied file lists: (source memory, file, links, which kinds it speaks for).
+    link_todo: Vec<(MemoryId, PathBuf, Vec<LinkRef>, record::LinksScope)>,
     /// Seed B's usage history and links by B's id (its `index.db` beside the vault), read
     /// at the first file restored with an id (`None` until then).
     b_history: Option<crate::importers::SeedBHistory>,
@@ -372,7 +371,7 @@ impl Pass<'_> {
         }
         if let Some(links) = &r.links {
             self.link_todo
-                .push((id, full, links.clone(), r.links_explicit_only));
+                .push((id, full, links.clone(), r.links_scope));
         }
         Ok(())
     }
@@ -417,7 +416,7 @@ impl Pass<'_> {
     /// Makes each applied file's memory link what the file lists; a link that names no
     /// memory is a warning.
     fn apply_links(&mut self) -> Result<()> {
-        for (src, path, links, explicit_only) in std::mem::take(&mut self.link_todo) {
+        for (src, path, links, scope) in std::mem::take(&mut self.link_todo) {
             let mut want = Vec::new();
             for l in links {
                 let uid = if ulid::Ulid::from_string(&l.target).is_ok() && l.target.len() == 26 {
@@ -446,7 +445,7 @@ impl Pass<'_> {
                     }),
                 }
             }
-            if set_links(self.tx, src, &want, explicit_only, self.now)? {
+            if set_links(self.tx, src, &want, scope, self.now)? {
                 self.report.links_changed += 1;
             }
         }

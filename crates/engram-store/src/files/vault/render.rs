@@ -161,6 +161,11 @@ pub fn add_evidence(text: String, evidence: &[crate::evidence::Evidence]) -> Str
 pub mod seed_b {
     use super::*;
 
+    /// The links engram makes by itself (not listed in B-format files).
+    pub fn is_automatic(k: LinkKind) -> bool {
+        matches!(k, LinkKind::Semantic | LinkKind::CoRecall)
+    }
+
     /// B's type for an engram kind: B knew knowledge, preference, project and episode.
     pub fn b_type(k: Kind) -> &'static str {
         match k {
@@ -253,9 +258,14 @@ pub mod seed_b {
                 s.push_str(&format!("  - {}\n", quote(&format!("[[{uid}]]"))));
             }
         }
-        if !links.is_empty() {
+        // Links engram makes by itself as memories are used and written (semantic,
+        // co_recall) stay in the database: listing them would rewrite an old file of B's
+        // every time a new memory comes near it (tester-b: sync churn).
+        let kept: Vec<&(String, LinkKind, f64)> =
+            links.iter().filter(|(_, k, _)| !is_automatic(*k)).collect();
+        if !kept.is_empty() {
             s.push_str("engram_links:\n");
-            for (uid, kind, w) in links {
+            for (uid, kind, w) in kept {
                 let link = format!("[[{uid}|{kind} {}]]", fmt_weight(*w));
                 s.push_str(&format!("  - {}\n", quote(&link)));
             }

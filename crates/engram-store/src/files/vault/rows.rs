@@ -172,14 +172,14 @@ pub(super) fn set_links(
     tx: &mut dyn Tx,
     src: MemoryId,
     want: &[(MemoryId, LinkKind, f64)],
-    explicit_only: bool,
+    scope: super::record::LinksScope,
     now: Millis,
 ) -> Result<bool> {
-    // A file that lists only explicit links (seed B's) manages only those.
+    // A file manages only the kinds of link its format lists (seed B's: explicit).
     let have: Vec<(MemoryId, LinkKind, f64)> = tx
         .links_from(src)?
         .into_iter()
-        .filter(|l| !explicit_only || l.kind == LinkKind::Explicit)
+        .filter(|l| scope.covers(l.kind))
         .map(|l| (l.dst, l.kind, l.weight))
         .collect();
     let held = |d: &MemoryId, k: &LinkKind, w: &f64| {
