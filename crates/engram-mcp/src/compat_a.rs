@@ -296,10 +296,18 @@ fn update_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
     let a: UpdateMemoryArgs = parse(args)?;
     let id = IdRef::parse(&a.memory_id.to_string())
         .map_err(|e| ToolError::field("memory_id", e.message))?;
+    // A replaced a contradicted memory in place, so its id stayed the memory's: a
+    // superseded id updates the memory that replaced it (tester-a).
+    let asked = ctx
+        .store
+        .get(&id)
+        .map_err(|e| rename_id(e, "memory_id"))?
+        .id;
+    let current = ctx.store.current_of(asked)?;
     let m = ctx
         .store
         .update(
-            &id,
+            &IdRef::Id(current),
             MemoryUpdate {
                 content: Some(a.new_content),
                 importance: a.importance,
@@ -307,7 +315,11 @@ fn update_memory(ctx: &mut Ctx<'_>, args: Value) -> ToolResult {
             },
         )
         .map_err(|e| rename_id(e, "memory_id"))?;
-    Ok(json!({ "result": format!("Updated memory (id={})", m.id), "memory_id": m.id }))
+    let mut v = json!({ "result": format!("Updated memory (id={})", m.id), "memory_id": m.id });
+    if current != asked {
+        v["replaced_id"] = json!(asked);
+    }
+    Ok(v)
 }
 
 /// Reports an engine error about `id` under the seed's own argument name.

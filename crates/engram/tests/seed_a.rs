@@ -863,3 +863,38 @@ fn as_own_task_ids_link_new_memories_to_imported_tasks() {
     let listed = r["structuredContent"]["memories"].to_string();
     assert!(listed.contains("docs/search.md"), "{stored}: {r}");
 }
+
+/// A replaced a contradicted memory in place, so its id kept naming the memory: after a
+/// store that supersedes one, `update_memory` with the old id updates the memory that
+/// replaced it and says so (tester-a: it was refused).
+#[test]
+fn a_superseded_a_id_updates_the_memory_that_replaced_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut mcp = Mcp::start_with(
+        &home,
+        &["--tools", "compat-a"],
+        "seed-a-test",
+        &[("ENGRAM_RESOLVE", "true")],
+    );
+    let r = mcp.call(
+        "store_memory",
+        json!({"content": "We run CI builds on Jenkins", "importance": 0.6}),
+    );
+    let old = r["structuredContent"]["memory_id"].as_i64().unwrap();
+    let r = mcp.call(
+        "store_memory",
+        json!({"content": "We switched CI builds from Jenkins to GitHub Actions", "importance": 0.6}),
+    );
+    assert_eq!(r["structuredContent"]["action"], "superseded", "{r}");
+    let new = r["structuredContent"]["memory_id"].as_i64().unwrap();
+    assert_eq!(r["structuredContent"]["replaced_id"], old, "{r}");
+    let r = mcp.call(
+        "update_memory",
+        json!({"memory_id": old, "new_content": "We switched CI builds from Jenkins to GitHub Actions in May"}),
+    );
+    assert_ne!(r["isError"], true, "{r}");
+    assert_eq!(r["structuredContent"]["memory_id"], new, "{r}");
+    assert_eq!(r["structuredContent"]["replaced_id"], old, "{r}");
+}

@@ -116,6 +116,24 @@ impl Store {
         self.reads().successor(id)
     }
 
+    /// The memory that holds `id`'s statement now: `id` itself, or, when it was superseded,
+    /// its successor's, followed to the end of the chain (at most 64 steps). Seed A replaced
+    /// a contradicted row in place, so its clients keep using the first id.
+    pub fn current_of(&self, id: MemoryId) -> Result<MemoryId> {
+        let mut at = id;
+        for _ in 0..64 {
+            let m = self.get(&IdRef::Id(at))?;
+            if m.tier != Tier::Superseded {
+                return Ok(at);
+            }
+            match self.successor_of(at)? {
+                Some(next) if next != at => at = next,
+                _ => return Ok(at),
+            }
+        }
+        Ok(at)
+    }
+
     /// Why a memory is in its tier: the event that put it there.
     fn tier_reason(
         &self,
