@@ -357,10 +357,16 @@ fn subagent_stop(home: &Home, config: engram_core::Config, input: &Value) -> any
             ..Default::default()
         })?;
     }
+    sync_vault_or_warn(&mut store);
+    Ok(())
+}
+
+/// Writes the vault files of what the hook stored, now (a synced folder's other machine
+/// sees them when the hook runs); a failure is a warning, never the hook's.
+fn sync_vault_or_warn(store: &mut Store) {
     if let Err(e) = store.sync_vault() {
         eprintln!("warning: vault: {e}");
     }
-    Ok(())
 }
 
 /// A session id made safe for a file name.
@@ -782,9 +788,7 @@ fn session_end(
     }
     // The episode's file now, not at the next command: a synced folder's other machine
     // sees the session when it ends (tester-b).
-    if let Err(e) = store.sync_vault() {
-        eprintln!("warning: vault: {e}");
-    }
+    sync_vault_or_warn(&mut store);
     Ok(())
 }
 
@@ -825,9 +829,7 @@ fn pre_compact(
         metadata: Some(json!({ "agent": agent.name(), "transcript_path": path, "trigger": field(input, "trigger") })),
         ..Default::default()
     })?;
-    if let Err(e) = store.sync_vault() {
-        eprintln!("warning: vault: {e}");
-    }
+    sync_vault_or_warn(&mut store);
     Ok(())
 }
 

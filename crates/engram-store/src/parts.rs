@@ -71,7 +71,7 @@ impl Store {
             .and_then(serde_json::Value::as_u64)
             .unwrap_or(1)
             < 2
-            || first.metadata.get("part_of").is_some()
+            || is_later_part(first)
         {
             return Ok(Vec::new());
         }
@@ -92,13 +92,7 @@ impl Store {
             .reads()
             .memories(&ids)?
             .into_iter()
-            .filter(|m| {
-                m.tier != engram_core::Tier::Trash
-                    && m.metadata
-                        .get("part_of")
-                        .and_then(serde_json::Value::as_str)
-                        == Some(first.uid.as_str())
-            })
+            .filter(|m| m.tier != engram_core::Tier::Trash && part_of(m) == Some(&first.uid))
             .collect();
         parts.sort_by_key(part);
         Ok(parts)
@@ -116,11 +110,7 @@ impl Store {
 
     /// The first part of the long text `m` is a later part of, if it is one.
     pub fn first_part(&self, m: &engram_core::Memory) -> Result<Option<engram_core::Memory>> {
-        match m
-            .metadata
-            .get("part_of")
-            .and_then(serde_json::Value::as_str)
-        {
+        match part_of(m) {
             Some(uid) => self.reads().memory(&IdRef::Uid(uid.to_string())),
             None => Ok(None),
         }
@@ -216,19 +206,18 @@ pub(crate) fn split_long_imports(batch: &mut crate::Batch) {
 /// Whether two memories are parts of one long text (one the other's first part, or both
 /// later parts of the same first).
 pub(crate) fn one_record(a: &engram_core::Memory, b: &engram_core::Memory) -> bool {
-    let of = |m: &engram_core::Memory| {
-        m.metadata
-            .get("part_of")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_string)
-    };
-    let (pa, pb) = (of(a), of(b));
-    pa.as_deref() == Some(b.uid.as_str())
-        || pb.as_deref() == Some(a.uid.as_str())
-        || (pa.is_some() && pa == pb)
+    let (pa, pb) = (part_of(a), part_of(b));
+    pa == Some(b.uid.as_str()) || pb == Some(a.uid.as_str()) || (pa.is_some() && pa == pb)
+}
+
+/// The uid of the first part, for a later part of a long text (`metadata.part_of`).
+fn part_of(m: &engram_core::Memory) -> Option<&str> {
+    m.metadata
+        .get("part_of")
+        .and_then(serde_json::Value::as_str)
 }
 
 /// Whether an imported record is a later part of a long text ([`split_long_imports`]).
 pub(crate) fn is_later_part(m: &engram_core::Memory) -> bool {
-    m.metadata.get("part_of").is_some()
+    part_of(m).is_some()
 }

@@ -652,16 +652,7 @@ fn serve_picks_compat_a_when_as_data_is_in_the_home() {
         r#"{"id":1,"user_id":"default","content":"Prefer pytest fixtures","importance":0.7,"category":"strategy","recall_count":4,"created_at":"2025-06-01 12:00:00","metadata":{}}"#,
     )
     .unwrap();
-    let out = command(&imported)
-        .args(["import", "--no-embed"])
-        .arg(&rows)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeds(command(&imported).args(["import", "--no-embed"]).arg(&rows));
     let served = tools_served(&imported);
     assert!(served.contains("(15 tools)"), "{served}");
 }
@@ -840,16 +831,11 @@ fn as_own_task_ids_link_new_memories_to_imported_tasks() {
         r#"{"id":2,"name":"Search revamp","goal":"Faster search","status":"in_progress","user_id":"default","created_at":"2025-05-31 09:00:00","updated_at":"2025-06-03 12:00:00","metadata":{}}"#,
     )
     .unwrap();
-    let out = command(&home)
-        .args(["import", "--from", "a-jsonl", "--no-embed", "--tasks"])
-        .arg(&tasks)
-        .arg(&rows)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds(
+        command(&home)
+            .args(["import", "--from", "a-jsonl", "--no-embed", "--tasks"])
+            .arg(&tasks)
+            .arg(&rows),
     );
     let mut mcp = Mcp::start(&home, &["--tools", "compat-a"], "seed-a-test");
     let r = mcp.call(
@@ -897,4 +883,14 @@ fn a_superseded_a_id_updates_the_memory_that_replaced_it() {
     assert_ne!(r["isError"], true, "{r}");
     assert_eq!(r["structuredContent"]["memory_id"], new, "{r}");
     assert_eq!(r["structuredContent"]["replaced_id"], old, "{r}");
+}
+
+/// Runs an engram command, which must succeed (its stderr is the failure's message).
+fn succeeds(c: &mut std::process::Command) {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -99,19 +99,15 @@ async fn created(
     args: Value,
     status: &'static str,
 ) -> Response {
-    let Some(spec) = compat_c::tools().into_iter().find(|t| t.name == name) else {
-        return error(ToolError::field("body", format!("no tool {name}")));
-    };
     let session = (name == "mem_session_start")
         .then(|| args.get("id").cloned())
         .flatten();
-    let r = run(shared, false, move |ctx| {
-        let mut v = (spec.call)(ctx, args)?;
+    let r = tool_then(shared, name, args, move |mut v| {
         if let Some(id) = session {
             v["id"] = id;
         }
         v["status"] = json!(status);
-        Ok(v)
+        v
     })
     .await;
     if r.status() == StatusCode::OK {
@@ -143,6 +139,18 @@ async fn run(
 
 /// Calls C's MCP tool `name` with `args`.
 async fn tool(shared: Arc<Shared>, name: &'static str, args: Value) -> Response {
+    tool_then(shared, name, args, |v| v).await
+}
+
+/// Calls C's MCP tool `name` with `args` and answers with `shape` of its result: where
+/// C's HTTP route answers another shape than the MCP tool (`/search`, `/timeline`, the
+/// creating POSTs).
+async fn tool_then(
+    shared: Arc<Shared>,
+    name: &'static str,
+    args: Value,
+    shape: impl FnOnce(Value) -> Value + Send + 'static,
+) -> Response {
     let spec = compat_c::tools().into_iter().find(|t| t.name == name);
     let Some(spec) = spec else {
         return error(ToolError {
@@ -151,7 +159,10 @@ async fn tool(shared: Arc<Shared>, name: &'static str, args: Value) -> Response 
         });
     };
     let read_only = spec.hints.read_only;
-    run(shared, read_only, move |ctx| (spec.call)(ctx, args)).await
+    run(shared, read_only, move |ctx| {
+        Ok(shape((spec.call)(ctx, args)?))
+    })
+    .await
 }
 
 /// Query parameters as tool arguments: `numeric` keys become numbers (an unparsable one
@@ -405,17 +416,7 @@ async fn search(State(s): S, Query(p): Params) -> Response {
         Err(e) => return error(e),
     };
     a["response_format"] = json!("json");
-    let Some(spec) = compat_c::tools()
-        .into_iter()
-        .find(|t| t.name == "mem_search")
-    else {
-        return error(ToolError::field("q", "no search tool"));
-    };
-    run(s, true, move |ctx| {
-        let mut out = (spec.call)(ctx, a)?;
-        Ok(out["results"].take())
-    })
-    .await
+    tool_then(s, "mem_search", a, |mut v| v["results"].take()).await
 }
 
 /// `GET /timeline`: C's timeline object (`focus`, `before`, `after` as whole
@@ -425,17 +426,7 @@ async fn timeline(State(s): S, Query(p): Params) -> Response {
         Ok(a) => a,
         Err(e) => return error(e),
     };
-    let Some(spec) = compat_c::tools()
-        .into_iter()
-        .find(|t| t.name == "mem_timeline")
-    else {
-        return error(ToolError::field("observation_id", "no timeline tool"));
-    };
-    run(s, true, move |ctx| {
-        let mut out = (spec.call)(ctx, a)?;
-        Ok(out["timeline"].take())
-    })
-    .await
+    tool_then(s, "mem_timeline", a, |mut v| v["timeline"].take()).await
 }
 
 async fn prompt_save(State(s): S, CBody(body): CBody) -> Response {

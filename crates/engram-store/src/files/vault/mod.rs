@@ -203,12 +203,12 @@ impl Store {
         let now = self.now();
         crate::db::create_private_dir(&root)?;
         let total = pending_in(self.reads(), &root)?;
+        let format = self.vault_format(&root);
         let mut report = SyncReport::default();
         loop {
             // The files are written inside the transaction (the cursor moves with them). A
             // backend that re-runs it writes the same files again: the folder ends as after
             // one run, and the report is the committed run's.
-            let format = self.vault_format(&root);
             let (step, drained) = self.write(|tx| sync_step(tx, &root, format, now))?;
             report.absorb(step);
             let left = pending_in(self.reads(), &root)?;
